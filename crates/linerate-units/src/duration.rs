@@ -1,0 +1,213 @@
+//! Time spans: RTTs, test durations, intervals, delays.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::ParseError;
+use crate::decimal::{Decimal, exact_ratio};
+
+const WHAT: &str = "a duration";
+const EXPECTED: &str = "a duration such as 250us, 40ms, 1.5s or 10 (seconds)";
+
+/// A span of time with nanosecond resolution. A bare number is seconds.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(transparent)]
+pub struct Duration(std::time::Duration);
+
+impl Duration {
+    /// No time at all.
+    pub const ZERO: Duration = Duration(std::time::Duration::ZERO);
+
+    /// `n` nanoseconds.
+    pub const fn from_nanos(n: u64) -> Self {
+        Duration(std::time::Duration::from_nanos(n))
+    }
+
+    /// `n` microseconds.
+    pub const fn from_micros(n: u64) -> Self {
+        Duration(std::time::Duration::from_micros(n))
+    }
+
+    /// `n` milliseconds.
+    pub const fn from_millis(n: u64) -> Self {
+        Duration(std::time::Duration::from_millis(n))
+    }
+
+    /// `n` seconds.
+    pub const fn from_secs(n: u64) -> Self {
+        Duration(std::time::Duration::from_secs(n))
+    }
+
+    /// Seconds as a float (negative, NaN and infinite inputs give zero or saturate).
+    pub fn from_secs_f64(s: f64) -> Self {
+        if s.is_nan() || s <= 0.0 {
+            Duration::ZERO
+        } else {
+            Duration(std::time::Duration::try_from_secs_f64(s).unwrap_or(std::time::Duration::MAX))
+        }
+    }
+
+    /// The span as the standard library's type.
+    pub const fn as_std(self) -> std::time::Duration {
+        self.0
+    }
+
+    /// Seconds as a float.
+    pub fn as_secs_f64(self) -> f64 {
+        self.0.as_secs_f64()
+    }
+
+    /// Whole nanoseconds (saturating).
+    pub fn as_nanos(self) -> u64 {
+        u64::try_from(self.0.as_nanos()).unwrap_or(u64::MAX)
+    }
+}
+
+impl From<std::time::Duration> for Duration {
+    fn from(d: std::time::Duration) -> Self {
+        Duration(d)
+    }
+}
+
+impl From<Duration> for std::time::Duration {
+    fn from(d: Duration) -> Self {
+        d.0
+    }
+}
+
+const UNITS: [(&str, u128); 4] = [
+    ("s", 1_000_000_000),
+    ("ms", 1_000_000),
+    ("us", 1_000),
+    ("ns", 1),
+];
+
+impl fmt::Display for Duration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let nanos = self.0.as_nanos();
+        let (unit, factor) = UNITS
+            .iter()
+            .find(|(_, factor)| nanos >= *factor)
+            .copied()
+            .unwrap_or(("s", 1_000_000_000));
+        let number = match f.precision() {
+            Some(digits) => format!("{:.digits$}", nanos as f64 / factor as f64),
+            None => exact_ratio(nanos, factor),
+        };
+        crate::decimal::pad(f, &format!("{number} {unit}"))
+    }
+}
+
+impl FromStr for Duration {
+    type Err = ParseError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let input = s.trim();
+        if input.is_empty() {
+            return Err(ParseError::Empty { expected: EXPECTED });
+        }
+        let Some((number, unit)) = Decimal::split(input) else {
+            return Err(ParseError::NotANumber {
+                input: input.to_owned(),
+                expected: EXPECTED,
+            });
+        };
+        if number.negative && number.mantissa != 0 {
+            return Err(ParseError::Negative {
+                input: input.to_owned(),
+                what: WHAT,
+            });
+        }
+        let nanos_per_unit: u128 = match unit {
+            "" | "s" | "sec" | "secs" | "second" | "seconds" => 1_000_000_000,
+            "ms" | "msec" => 1_000_000,
+            "us" | "µs" | "μs" | "usec" => 1_000,
+            "ns" | "nsec" => 1,
+            "m" | "min" | "mins" => 60_000_000_000,
+            "h" | "hour" | "hours" => 3_600_000_000_000,
+            _ => {
+                return Err(ParseError::UnknownUnit {
+                    input: input.to_owned(),
+                    unit: unit.to_owned(),
+                    what: WHAT,
+                    hint: "expected ns, us, ms, s, m (minutes) or h".into(),
+                });
+            }
+        };
+        let nanos = number
+            .scaled(nanos_per_unit, 1)
+            .map(|(v, _)| v)
+            .and_then(|v| u64::try_from(v).ok())
+            .ok_or_else(|| ParseError::OutOfRange {
+                input: input.to_owned(),
+                what: WHAT,
+                reason: "longer than 584 years",
+            })?;
+        Ok(Duration::from_nanos(nanos))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn p(s: &str) -> u64 {
+        s.parse::<Duration>().unwrap().as_nanos()
+    }
+
+    #[test]
+    fn parses_the_usual_spellings() {
+        assert_eq!(p("40ms"), 40_000_000);
+        assert_eq!(p("1.5s"), 1_500_000_000);
+        assert_eq!(p("250us"), 250_000);
+        assert_eq!(p("250µs"), 250_000);
+        assert_eq!(p("10"), 10_000_000_000);
+        assert_eq!(p("2m"), 120_000_000_000);
+        assert_eq!(p("0.1 ms"), 100_000);
+        assert!("40 lightyears".parse::<Duration>().is_err());
+        assert!("-1s".parse::<Duration>().is_err());
+    }
+
+    #[test]
+    fn prints_exactly_over_a_grid() {
+        let grid = [
+            (0, "0 s"),
+            (1, "1 ns"),
+            (250_000, "250 us"),
+            (1_500_000, "1.5 ms"),
+            (40_000_000, "40 ms"),
+            (1_500_000_000, "1.5 s"),
+            (120_000_000_000, "120 s"),
+        ];
+        for (n, text) in grid {
+            assert_eq!(Duration::from_nanos(n).to_string(), text);
+        }
+        assert_eq!(format!("{:.1}", Duration::from_micros(40_123)), "40.1 ms");
+    }
+
+    proptest! {
+        #[test]
+        fn print_parse_round_trip(n in any::<u64>()) {
+            let d = Duration::from_nanos(n);
+            prop_assert_eq!(d.to_string().parse::<Duration>().unwrap(), d);
+        }
+
+        #[test]
+        fn parser_never_panics(s in ".{0,24}") {
+            let _ = s.parse::<Duration>();
+        }
+    }
+}

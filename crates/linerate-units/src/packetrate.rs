@@ -1,0 +1,134 @@
+//! Packet (frame) rates.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::ParseError;
+use crate::decimal::{Decimal, SI, shift_left, split_prefix};
+
+const WHAT: &str = "a packet rate";
+const EXPECTED: &str = "a packet rate such as 14.88M, 1.5Mpps or 300kpps";
+
+/// Packets (or frames) per second. Fractional: 1 Gbit/s of 64-byte frames is 1 488 095.238 pps.
+#[derive(
+    Debug, Clone, Copy, PartialEq, PartialOrd, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(transparent)]
+pub struct PacketRate(f64);
+
+impl PacketRate {
+    /// `pps` packets per second (negative and NaN become zero).
+    pub fn from_pps(pps: f64) -> Self {
+        if pps.is_nan() || pps < 0.0 {
+            PacketRate(0.0)
+        } else {
+            PacketRate(pps)
+        }
+    }
+
+    /// Packets per second.
+    pub fn pps(self) -> f64 {
+        self.0
+    }
+}
+
+impl fmt::Display for PacketRate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = SI
+            .iter()
+            .rev()
+            .find(|p| self.0 >= p.factor as f64)
+            .unwrap_or(&SI[0]);
+        let scaled = self.0 / p.factor as f64;
+        let number = match f.precision() {
+            Some(digits) => format!("{scaled:.digits$}"),
+            None => shift_left(&format!("{}", self.0), p.factor.ilog10() as usize),
+        };
+        crate::decimal::pad(f, &format!("{number} {}pps", p.text))
+    }
+}
+
+impl FromStr for PacketRate {
+    type Err = ParseError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let input = s.trim();
+        if input.is_empty() {
+            return Err(ParseError::Empty { expected: EXPECTED });
+        }
+        let Some((number, unit)) = Decimal::split(input) else {
+            return Err(ParseError::NotANumber {
+                input: input.to_owned(),
+                expected: EXPECTED,
+            });
+        };
+        if number.negative && number.mantissa != 0 {
+            return Err(ParseError::Negative {
+                input: input.to_owned(),
+                what: WHAT,
+            });
+        }
+        let (prefix, base) = split_prefix(unit);
+        match base {
+            "" | "pps" | "p/s" | "fps" | "packets/s" | "frames/s" => {}
+            _ => {
+                return Err(ParseError::UnknownUnit {
+                    input: input.to_owned(),
+                    unit: unit.to_owned(),
+                    what: WHAT,
+                    hint: "expected pps after an optional k, M or G (e.g. 14.88Mpps)".into(),
+                });
+            }
+        }
+        if prefix.binary {
+            return Err(ParseError::UnknownUnit {
+                input: input.to_owned(),
+                unit: unit.to_owned(),
+                what: WHAT,
+                hint: "packet rates use SI prefixes (k = 1000)".into(),
+            });
+        }
+        let value = number.to_f64() * prefix.factor as f64;
+        if !value.is_finite() {
+            return Err(ParseError::OutOfRange {
+                input: input.to_owned(),
+                what: WHAT,
+                reason: "too large",
+            });
+        }
+        Ok(PacketRate(value))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn parses_and_prints() {
+        assert_eq!("14.88M".parse::<PacketRate>().unwrap().pps(), 14_880_000.0);
+        assert_eq!("300kpps".parse::<PacketRate>().unwrap().pps(), 300_000.0);
+        assert_eq!("64".parse::<PacketRate>().unwrap().pps(), 64.0);
+        assert_eq!(
+            PacketRate::from_pps(1_488_095.238).to_string(),
+            "1.488095238 Mpps"
+        );
+        assert_eq!(
+            format!("{:.2}", PacketRate::from_pps(81_274.3)),
+            "81.27 kpps"
+        );
+        assert_eq!(PacketRate::from_pps(0.0).to_string(), "0 pps");
+        assert!("10G bit/s".parse::<PacketRate>().is_err());
+        assert!("1Mipps".parse::<PacketRate>().is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn print_parse_round_trip(pps in 0.0f64..1e13) {
+            let r = PacketRate::from_pps(pps);
+            let back = r.to_string().parse::<PacketRate>().unwrap().pps();
+            prop_assert!((back - pps).abs() <= pps * 1e-12, "{} -> {}", pps, back);
+        }
+    }
+}

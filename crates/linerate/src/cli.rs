@@ -1,0 +1,58 @@
+//! The command line: one subcommand per step of the method (know the ceiling, inspect, tune,
+//! measure, reproduce, prove). Each subcommand's arguments live beside its code in `cmd/`.
+
+use clap::{Parser, Subcommand};
+
+use crate::cmd;
+
+/// Get hosts, routers and tunnels to line rate, and prove it.
+#[derive(Debug, Parser)]
+#[command(
+    name = "linerate",
+    version,
+    max_term_width = 100,
+    propagate_version = true,
+    after_help = linerate_units::RULES,
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Know the ceiling: line rate, frames/s, bus bandwidth, BDP, tunnel overhead
+    Calc(cmd::calc::Args),
+    /// Summarise and compare data sets (a drop-in for FreeBSD's ministat)
+    Stat(cmd::stat::Args),
+    /// Check a sysctl.conf, sysctl.d drop-in, loader.conf or `sysctl -a` dump
+    Lint(cmd::lint::Args),
+    /// Generate (and on Linux apply or roll back) a tuning profile derived from the path
+    Tune(cmd::tune::Args),
+    /// Judge the live host's (or a snapshot's) settings and hardware for a role and a path
+    Audit(cmd::audit::Args),
+    /// Show NICs, bus, queues and offloads; --watch shows live per-queue rates
+    Nic(cmd::nic::Args),
+    /// Serve throughput and latency tests (iperf3-compatible, many clients at once)
+    Server(cmd::server::Args),
+    /// Run a throughput, packet-rate or latency test against a linerate or iperf3 server
+    Client(cmd::client::Args),
+    /// Build network-namespace test beds and run experiments on them
+    Lab(cmd::lab::Args),
+    /// List stored runs
+    History(cmd::history::Args),
+    /// Show one stored run
+    Show(cmd::show::Args),
+    /// Compare stored runs at a stated confidence
+    Compare(cmd::compare::Args),
+    /// Import iperf3 JSON results into the store
+    Import(cmd::import::Args),
+    /// Write a self-contained HTML report with charts
+    Report(cmd::report::Args),
+    /// Response-time distributions from web-server access logs
+    Logdist(cmd::logdist::Args),
+    /// Print a shell completion script
+    Completions(cmd::completions::Args),
+    /// Print the man page (roff)
+    Man(cmd::man::Args),
+}

@@ -1,0 +1,11 @@
+//! `linerate calc`.
+
+use std::process::ExitCode;
+
+/// Arguments of `linerate calc`.
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
+    super::not_built("calc", "Foundation")
+}

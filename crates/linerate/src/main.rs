@@ -1,0 +1,18 @@
+//! `linerate`: the command-line front end. It parses arguments, calls the engine crates and
+//! renders what they return; no measurement or knowledge lives here.
+
+mod cli;
+mod cmd;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    match cmd::run(cli) {
+        Ok(code) => code,
+        Err(err) => output::report_error(&err),
+    }
+}
