@@ -24,7 +24,10 @@ fn top_level_help() {
 
 #[test]
 fn help_states_the_unit_rules() {
-    let help = stdout(&["--help"]).split_whitespace().collect::<Vec<_>>().join(" ");
+    let help = stdout(&["--help"])
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(help.contains("256K = 256000 bytes, 256KiB = 262144 bytes"));
     assert!(help.contains("10GB is a size, not a rate"));
 }
