@@ -132,7 +132,7 @@ pub fn record_from_document(doc: &Value, context: RunContext) -> Result<RunRecor
     if let Some(err) = root.get("error") {
         let msg = err.as_str().map_or_else(|| err.to_string(), str::to_owned);
         return Err(Iperf3Error::new(
-            "error",
+            "document",
             format!("iperf3 reported an error instead of results: {msg}"),
         ));
     }

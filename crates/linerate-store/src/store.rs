@@ -511,6 +511,20 @@ impl Store {
         Ok(ids.into_iter().map(RunId).collect())
     }
 
+    /// SQLite's own structural check (`PRAGMA integrity_check`): `ok`, or what is broken.
+    pub fn integrity_check(&self) -> Result<String, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("PRAGMA integrity_check")
+            .map_err(|e| self.err(e))?;
+        let lines = stmt
+            .query_map([], |r| r.get::<_, String>(0))
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        Ok(lines.join("\n"))
+    }
+
     /// One run, complete.
     pub fn run(&self, id: RunId) -> Result<RunRecord, StoreError> {
         let row = self

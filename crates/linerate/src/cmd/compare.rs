@@ -1,4 +1,7 @@
-//! `linerate compare`.
+//! `linerate compare RUN RUN… [--experiment ID]`.
+
+pub mod analysis;
+pub mod verdicts;
 
 use std::process::ExitCode;
 
