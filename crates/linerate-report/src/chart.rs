@@ -6,7 +6,7 @@
 //! longest label so nothing overlaps.
 
 use plotters::coord::Shift;
-use plotters::coord::ranged1d::{Ranged, ValueFormatter};
+use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::prelude::*;
 
 use crate::ReportError;
@@ -241,7 +241,7 @@ pub fn throughput(run: &RunRecord, name: &str, title: &str) -> Result<Chart, Rep
 }
 
 /// The latency distribution of a request/response run: histogram on the left, CDF on the
-/// right, both on a logarithmic latency axis.
+/// right. The latency axis is logarithmic when the buckets span more than a factor of 20.
 pub fn latency(latency: &Latency, name: &str, title: &str) -> Result<Chart, ReportError> {
     let buckets: Vec<_> = latency
         .buckets
@@ -255,8 +255,8 @@ pub fn latency(latency: &Latency, name: &str, title: &str) -> Result<Chart, Repo
             "{title}: the latency histogram is empty"
         )));
     }
-    // Each bucket spans (previous bound, its bound]; the first one gets a width like its
-    // neighbour's on the log axis.
+    // Each bucket spans (previous bound, its bound]; the first one gets its neighbour's width
+    // (its ratio on a log axis).
     let mut spans = Vec::new();
     for (i, b) in buckets.iter().enumerate() {
         let lower = if i == 0 {
@@ -267,82 +267,118 @@ pub fn latency(latency: &Latency, name: &str, title: &str) -> Result<Chart, Repo
         } else {
             buckets[i - 1].upper_us
         };
-        spans.push((lower.max(b.upper_us * 1e-3), b.upper_us, b.count));
+        #[allow(clippy::cast_precision_loss)]
+        let share = b.count as f64 / total as f64 * 100.0;
+        spans.push((lower.max(b.upper_us * 1e-3), b.upper_us, share));
     }
     let lo = spans.first().map_or(1.0, |s| s.0);
     let hi = spans.last().map_or(10.0, |s| s.1);
-    let x_range = (lo * 0.9)..(hi * 1.1);
-    #[allow(clippy::cast_precision_loss)]
-    let max_share = spans
-        .iter()
-        .map(|s| s.2 as f64 / total as f64)
-        .fold(0.0, f64::max);
-    let percentiles = latency.percentiles.clone();
+    let log = hi / lo > 20.0;
+    let data = LatencyData {
+        spans,
+        percentiles: latency.percentiles.clone(),
+        title: title.to_owned(),
+    };
     render(name.to_owned(), title.to_owned(), (900, 400), |root| {
         let (left, right) = root.split_horizontally(450);
-        let mut hist = ChartBuilder::on(&left)
-            .caption(format!("{title}: histogram"), (FONT, 17))
+        if log {
+            let x = || ((lo / 1.1)..(hi * 1.1)).log_scale();
+            data.draw(&left, &right, x(), x())
+        } else {
+            let pad = (hi - lo) * 0.04;
+            let x = || (lo - pad).max(0.0)..(hi + pad);
+            data.draw(&left, &right, x(), x())
+        }
+    })
+}
+
+struct LatencyData {
+    /// (lower µs, upper µs, share %).
+    spans: Vec<(f64, f64, f64)>,
+    percentiles: Vec<(f64, f64)>,
+    title: String,
+}
+
+impl LatencyData {
+    fn draw<X>(
+        &self,
+        left: &DrawingArea<SVGBackend<'_>, Shift>,
+        right: &DrawingArea<SVGBackend<'_>, Shift>,
+        x_hist: X,
+        x_cdf: X,
+    ) -> Result<(), ReportError>
+    where
+        X: AsRangedCoord<Value = f64>,
+        X::CoordDescType: ValueFormatter<f64>,
+    {
+        let max_share = self.spans.iter().map(|s| s.2).fold(0.0, f64::max);
+        let mut hist = ChartBuilder::on(left)
+            .caption(format!("{}: histogram", self.title), (FONT, 17))
             .margin(10)
             .x_label_area_size(48)
             .y_label_area_size(64)
-            .build_cartesian_2d(x_range.clone().log_scale(), 0.0..(max_share * 100.0 * 1.15))
+            .build_cartesian_2d(x_hist, 0.0..(max_share * 1.15))
             .map_err(err)?;
         mesh(&mut hist, "latency (µs)", "transactions (%)")?;
-        hist.draw_series(spans.iter().map(|&(l, u, c)| {
-            #[allow(clippy::cast_precision_loss)]
-            let pct = c as f64 / total as f64 * 100.0;
-            Rectangle::new([(l, 0.0), (u, pct)], PALETTE[0].mix(0.8).filled())
+        hist.draw_series(self.spans.iter().map(|&(l, u, share)| {
+            Rectangle::new([(l, 0.0), (u, share)], PALETTE[0].mix(0.8).filled())
         }))
         .map_err(err)?;
-        let mut cdf = ChartBuilder::on(&right)
-            .caption(format!("{title}: CDF"), (FONT, 17))
+        let mut cdf = ChartBuilder::on(right)
+            .caption(format!("{}: CDF", self.title), (FONT, 17))
             .margin(10)
             .x_label_area_size(48)
             .y_label_area_size(64)
-            .build_cartesian_2d(x_range.log_scale(), 0.0..100.0)
+            .build_cartesian_2d(x_cdf, 0.0..100.0)
             .map_err(err)?;
         mesh(&mut cdf, "latency (µs)", "transactions at or below (%)")?;
-        let mut cumulative = 0u64;
-        let mut points = vec![(lo, 0.0)];
-        for &(_, u, c) in &spans {
-            cumulative += c;
-            #[allow(clippy::cast_precision_loss)]
-            points.push((u, cumulative as f64 / total as f64 * 100.0));
+        let mut cumulative = 0.0;
+        let mut points = vec![(self.spans.first().map_or(0.0, |s| s.0), 0.0)];
+        for &(_, u, share) in &self.spans {
+            cumulative += share;
+            points.push((u, cumulative.min(100.0)));
         }
-        cdf.draw_series(LineSeries::new(points, PALETTE[5].stroke_width(2)))
+        let style = PALETTE[5].stroke_width(2);
+        cdf.draw_series(LineSeries::new(points, style))
             .map_err(err)?
-            .label("cumulative share")
-            .legend(|(x, y)| {
-                PathElement::new(vec![(x, y), (x + 22, y)], PALETTE[5].stroke_width(2))
-            });
-        for (p, us) in percentiles
+            .label("share at or below")
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], style));
+        let marks: Vec<(f64, f64)> = self
+            .percentiles
             .iter()
+            .copied()
             .filter(|(p, _)| [50.0, 90.0, 99.0].contains(p))
-        {
-            let p = *p;
-            let us = *us;
-            cdf.draw_series(std::iter::once(Circle::new(
-                (us, p),
-                4,
-                PALETTE[0].filled(),
-            )))
-            .map_err(err)?;
-            cdf.draw_series(std::iter::once(Text::new(
-                format!("p{p}: {} µs", tick(us)),
-                (us, (p - 9.0).max(2.0)),
-                (FONT, 12).into_font().color(&AXIS),
-            )))
+            .collect();
+        if !marks.is_empty() {
+            cdf.draw_series(
+                marks
+                    .iter()
+                    .map(|&(p, us)| Circle::new((us, p), 4, PALETTE[0].filled())),
+            )
+            .map_err(err)?
+            .label("percentiles the engine measured")
+            .legend(|(x, y)| Circle::new((x + 11, y), 4, PALETTE[0].filled()));
+            // Labels right of the point, below it so the curve does not cross them.
+            cdf.draw_series(marks.iter().map(|&(p, us)| {
+                EmptyElement::at((us, p))
+                    + Text::new(
+                        format!("p{p}: {} µs", tick(us)),
+                        (8, 6),
+                        (FONT, 12).into_font().color(&AXIS),
+                    )
+            }))
             .map_err(err)?;
         }
+        // A CDF climbs from lower left to upper right: the lower right corner is free.
         cdf.configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
+            .position(SeriesLabelPosition::LowerRight)
             .label_font((FONT, 13))
             .background_style(WHITE.mix(0.9))
             .border_style(RGBColor(180, 180, 180))
             .draw()
             .map_err(err)?;
         Ok(())
-    })
+    }
 }
 
 fn mesh<'a, DB, X, Y>(

@@ -70,6 +70,17 @@ pub fn size(bytes: u64) -> String {
     format!("{:.2} {unit}", b / div)
 }
 
+/// A duration given in microseconds, for humans: `850 µs`, `12.9 ms`, `1.25 s`.
+pub fn micros(us: f64) -> String {
+    if us >= 1e6 {
+        format!("{:.2} s", us / 1e6)
+    } else if us >= 1e3 {
+        format!("{:.1} ms", us / 1e3)
+    } else {
+        format!("{us:.0} µs")
+    }
+}
+
 /// The scale that suits a set of rates: (divisor, unit label).
 pub fn rate_scale(max_bps: f64) -> (f64, &'static str) {
     if max_bps >= 1e12 {
@@ -107,5 +118,8 @@ mod tests {
         assert_eq!(size(2_500_000_000), "2.50 GB");
         assert_eq!(rate_scale(9.4e9), (1e9, "Gbit/s"));
         assert_eq!(rate_scale(12.0), (1.0, "bit/s"));
+        assert_eq!(micros(850.0), "850 µs");
+        assert_eq!(micros(12_914.0), "12.9 ms");
+        assert_eq!(micros(1_250_000.0), "1.25 s");
     }
 }

@@ -191,7 +191,7 @@ h2 { font-size: 1.25em; border-bottom: 1px solid #ccc; padding-bottom: 0.2em; ma
 h3 { font-size: 1.05em; margin: 1.5em 0 0.2em; }
 .meta, .note, footer { color: #555; font-size: 0.9em; }
 .warn { background: #fff4d6; border-left: 4px solid #e69f00; padding: 0.4em 0.8em; }
-table { border-collapse: collapse; width: 100%; font-size: 0.85em; margin: 0.8em 0; }
+table { border-collapse: collapse; width: 100%; font-size: 0.8em; margin: 0.8em 0; }
 th, td { padding: 0.3em 0.5em; border-bottom: 1px solid #e3e3e3; text-align: left; vertical-align: top; }
 th { background: #f3f5f8; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
@@ -264,24 +264,35 @@ fn describe(run: &RunRecord) -> String {
 fn summary_table(runs: &[(RunId, RunRecord)]) -> String {
     let variants = runs.iter().any(|(_, r)| r.experiment.is_some());
     let mut t = format!(
-        "<section><h2>Summary</h2>\n<div class=\"scroll\"><table>\n<thead><tr><th class=\"num\">Run</th><th>Started (UTC)</th>\
+        "<section><h2>Summary</h2>\n<div class=\"scroll\"><table>\n<thead><tr><th class=\"num\">Run</th><th>Started (UTC)</th>{}\
          <th>Test</th><th>Peer</th><th class=\"num\">Time</th><th class=\"num\">Received</th><th class=\"num\">Sent</th>\
-         <th class=\"num\">Retr</th><th class=\"num\">RTT</th><th class=\"num\">CPU local / remote</th>{}</tr></thead>\n<tbody>\n",
+         <th class=\"num\">Retr</th><th class=\"num\">RTT</th><th class=\"num\">CPU local / remote</th></tr></thead>\n<tbody>\n",
         if variants { "<th>Variant</th>" } else { "" }
     );
     for (id, r) in runs {
         let s = &r.summary;
         let started = format::utc(r.started_at);
+        let variant = if variants {
+            format!(
+                "<td class=\"nowrap\">{}</td>",
+                r.experiment
+                    .as_ref()
+                    .map(|e| esc(&format!("{} #{}", e.variant, e.repetition)))
+                    .unwrap_or_default()
+            )
+        } else {
+            String::new()
+        };
         let streams = if r.streams == 1 {
             String::new()
         } else {
             format!(" ×{}", r.streams)
         };
-        let _ = write!(
+        let _ = writeln!(
             t,
-            "<tr><td class=\"num\"><a href=\"#run-{id}\">{id}</a></td><td class=\"nowrap\">{}</td><td class=\"nowrap\">{} {}{}</td>\
+            "<tr><td class=\"num\"><a href=\"#run-{id}\">{id}</a></td><td class=\"nowrap\">{}</td>{variant}<td class=\"nowrap\">{} {}{}</td>\
              <td>{}</td><td class=\"num\">{:.1} s</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-             <td class=\"num\">{}</td><td class=\"num\">{}</td>",
+             <td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
             esc(started.trim_end_matches(" UTC")),
             esc(&r.mode),
             r.direction.as_str(),
@@ -293,23 +304,12 @@ fn summary_table(runs: &[(RunId, RunRecord)]) -> String {
             s.retransmits.map_or_else(|| "–".into(), |n| n.to_string()),
             s.mean_rtt_us
                 .filter(|v| *v > 0.0)
-                .map_or_else(|| "–".into(), |v| format!("{v:.0} µs")),
+                .map_or_else(|| "–".into(), format::micros),
             match (s.cpu_local_percent, s.cpu_remote_percent) {
                 (Some(l), Some(r)) => format!("{l:.1}% / {r:.1}%"),
                 _ => "–".into(),
             },
         );
-        if variants {
-            let _ = write!(
-                t,
-                "<td>{}</td>",
-                r.experiment
-                    .as_ref()
-                    .map(|e| esc(&format!("{} #{}", e.variant, e.repetition)))
-                    .unwrap_or_default()
-            );
-        }
-        t.push_str("</tr>\n");
     }
     t.push_str("</tbody>\n</table></div>\n<p class=\"note\">Received: the receiver-side rate over the whole test (the headline number). Test: mode, direction and parallel streams (×N). RTT: the sender's mean smoothed RTT.</p>\n</section>\n");
     t

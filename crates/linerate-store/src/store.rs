@@ -511,6 +511,19 @@ impl Store {
         Ok(ids.into_iter().map(RunId).collect())
     }
 
+    /// How many runs an experiment's variant has: the next repetition is this plus one.
+    pub fn repetitions(&self, experiment: &str, variant: &str) -> Result<u32, StoreError> {
+        let n: i64 = self
+            .conn
+            .query_row(
+                "SELECT count(*) FROM runs WHERE experiment_id = ?1 AND variant = ?2",
+                [experiment, variant],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(u32::try_from(n).unwrap_or(u32::MAX))
+    }
+
     /// SQLite's own structural check (`PRAGMA integrity_check`): `ok`, or what is broken.
     pub fn integrity_check(&self) -> Result<String, StoreError> {
         let mut stmt = self

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use linerate_report::format;
-use linerate_store::{RunContext, RunRecord, RunSource};
+use linerate_store::{ExperimentRef, RunContext, RunRecord, RunSource};
 
 use super::history::DbArgs;
 use crate::output;
@@ -19,6 +19,22 @@ pub struct Args {
     /// iperf3 output files (`iperf3 --json` or `--json-stream`; `-` reads standard input)
     #[arg(value_name = "FILE", required = true)]
     files: Vec<PathBuf>,
+    /// Store the runs as repetitions of this experiment (so `compare --experiment` and
+    /// `report --experiment` treat them as one)
+    #[arg(long, value_name = "ID", requires = "variant")]
+    experiment: Option<String>,
+    /// The experiment variant these files measured
+    #[arg(long, value_name = "NAME", requires = "experiment")]
+    variant: Option<String>,
+    /// The first repetition number [default: one more than the variant already has]
+    #[arg(long, value_name = "N", requires = "experiment", value_parser = clap::value_parser!(u32).range(1..))]
+    repetition: Option<u32>,
+    /// For sweeps: the swept parameter's value for this variant (a number)
+    #[arg(long, value_name = "VALUE", requires = "experiment")]
+    sweep: Option<f64>,
+    /// For sweeps: the swept parameter's name and unit, e.g. "rmem_max (bytes)"
+    #[arg(long, value_name = "LABEL", requires = "sweep")]
+    sweep_label: Option<String>,
     /// Print JSON (schema linerate.import/1)
     #[arg(long)]
     json: bool,
@@ -45,7 +61,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("{name} is not usable iperf3 output"))?;
         parsed.extend(runs.into_iter().map(|r| (name.clone(), r)));
     }
+    if let Some(v) = args.sweep.filter(|v| !v.is_finite()) {
+        anyhow::bail!("--sweep {v}: the swept value must be a finite number");
+    }
     let mut store = args.db.open()?;
+    if let (Some(experiment), Some(variant)) = (&args.experiment, &args.variant) {
+        let first = match args.repetition {
+            Some(n) => n,
+            None => store.repetitions(experiment, variant)? + 1,
+        };
+        for (repetition, (_, run)) in (first..).zip(&mut parsed) {
+            run.experiment = Some(ExperimentRef {
+                experiment: experiment.clone(),
+                variant: variant.clone(),
+                repetition,
+                sweep_value: args.sweep,
+                sweep_label: args.sweep_label.clone(),
+            });
+        }
+    }
     let mut stored = Vec::new();
     for (name, run) in &parsed {
         let id = store
