@@ -448,7 +448,7 @@ pub enum TunnelError {
     },
     /// Nothing useful fits.
     #[error(
-        "{encap} does not fit in {outside} bytes: nothing is left for a {inner} packet with TCP"
+        "{encap} does not fit in {outside} bytes: nothing is left for an {inner} packet with TCP"
     )]
     DoesNotFit {
         /// The layer that ran out.
