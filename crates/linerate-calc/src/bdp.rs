@@ -194,9 +194,13 @@ pub struct PathReport {
     /// TCP payload at line rate in full-size packets of the MTU carrying `mss` bytes each:
     /// mss × 8 × RFC 6349 frames/s.
     pub goodput_at_line_rate: BitRate,
-    /// The lowest of `goodput_at_line_rate`, the window's and the Mathis bound: what one TCP
-    /// flow can expect at best.
+    /// What the largest window TCP can advertise (65535 << 14 ≈ 1 GiB) allows.
+    pub max_window: WindowLimit,
+    /// The lowest of `goodput_at_line_rate`, the given window's, the largest window's and the
+    /// Mathis bound: what one TCP flow can expect at best.
     pub ceiling: BitRate,
+    /// Things that look like mistakes in the input.
+    pub warnings: Vec<String>,
 }
 
 /// Computes the path report.
@@ -270,8 +274,15 @@ pub fn path_report(input: &PathInput) -> Result<PathReport, PathError> {
             .map(|t| Duration::from_secs_f64(t.as_f64() * 8.0 / max_tcp.as_f64())),
     };
     let goodput = BitRate::from_bps_f64(mss_bits * fps);
+    let max_window = WindowLimit::new(
+        ByteSize::from_bytes(MAX_UNSCALED_WINDOW << MAX_WINDOW_SHIFT),
+        rtt,
+        rate,
+        bdp,
+    );
     let ceiling = [
         Some(goodput),
+        Some(max_window.throughput),
         window.map(|w| w.throughput),
         mathis.and_then(|m| m.throughput),
     ]
@@ -291,7 +302,16 @@ pub fn path_report(input: &PathInput) -> Result<PathReport, PathError> {
         mathis,
         rfc6349,
         goodput_at_line_rate: goodput,
+        max_window,
         ceiling,
+        warnings: if rtt_s >= 10.0 {
+            vec![format!(
+                "a round-trip time of {rtt} is unusual: a bare number is seconds (write 40ms for \
+                 milliseconds)"
+            )]
+        } else {
+            Vec::new()
+        },
     })
 }
 
@@ -326,6 +346,10 @@ mod tests {
         let huge = path_report(&input(400, 1000)).unwrap();
         assert!(!huge.window_scale.fits);
         assert_eq!(huge.window_scale.shift, 14);
+        // One flow is held to 1 GiB per RTT: 8.59 Gbit/s at 1 s.
+        assert_eq!(huge.ceiling.bps(), 8_589_803_520);
+        assert_eq!(huge.warnings.len(), 0);
+        assert_eq!(path_report(&input(1, 40_000)).unwrap().warnings.len(), 1);
     }
 
     #[test]

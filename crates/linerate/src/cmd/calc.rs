@@ -13,16 +13,17 @@ use linerate_units::BitRate;
 
 /// Arguments of `linerate calc`.
 #[derive(Debug, clap::Args)]
-#[command(
-    about = "Know the ceiling: line rate, frames/s, bus bandwidth, BDP, tunnel overhead",
-    after_help = linerate_units::RULES,
-)]
+#[command(after_help = linerate_units::RULES)]
 pub struct Args {
     #[command(subcommand)]
     command: CalcCommand,
+}
 
+/// The output flag every calc subcommand takes.
+#[derive(Debug, clap::Args)]
+struct OutputArgs {
     /// Print the result as JSON (schema "linerate.calc.<subcommand>/1")
-    #[arg(long, global = true)]
+    #[arg(long)]
     json: bool,
 }
 
@@ -40,10 +41,10 @@ enum CalcCommand {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.command {
-        CalcCommand::Rate(a) => rate::run(&a, args.json),
-        CalcCommand::Bus(a) => bus::run(&a, args.json),
-        CalcCommand::Bdp(a) => bdp::run(&a, args.json),
-        CalcCommand::Tunnel(a) => tunnel::run(&a, args.json),
+        CalcCommand::Rate(a) => rate::run(&a),
+        CalcCommand::Bus(a) => bus::run(&a),
+        CalcCommand::Bdp(a) => bdp::run(&a),
+        CalcCommand::Tunnel(a) => tunnel::run(&a),
     }?;
     Ok(ExitCode::SUCCESS)
 }

@@ -41,9 +41,13 @@ pub struct Args {
     /// A transfer size, for RFC 6349's ideal transfer time, e.g. 100MB, 1GiB
     #[arg(long, value_name = "BYTES")]
     transfer: Option<ByteSize>,
+
+    #[command(flatten)]
+    output: super::OutputArgs,
 }
 
-pub fn run(args: &Args, json: bool) -> anyhow::Result<()> {
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let json = args.output.json;
     let mss = args.mss.unwrap_or_else(|| {
         ByteSize::from_bytes(
             args.mtu
@@ -206,15 +210,28 @@ pub fn render(r: &PathReport) -> String {
             ),
         ]);
     }
+    if !r.window_scale.fits {
+        t.row(vec![
+            "largest window".into(),
+            format!(
+                "{} allows {} per flow",
+                size(r.max_window.window),
+                rate(r.max_window.throughput)
+            ),
+        ]);
+    }
     t.row(vec![
         "ceiling for one TCP flow".into(),
         format!(
-            "{} (the lowest of line-rate goodput {}, the window and the loss bound)",
+            "{} (the lowest of line-rate goodput {}, the windows and the loss bound)",
             rate(r.ceiling),
             rate(r.goodput_at_line_rate)
         ),
     ]);
     out.push_str(&t.render("  "));
+    for w in &r.warnings {
+        out.push_str(&format!("\n  warning: {w}\n"));
+    }
     out.push_str(
         "\n  RFC 6349's TCP Efficiency ((sent − retransmitted) ÷ sent) and Buffer Delay \
          ((RTT under load − base RTT) ÷ base RTT) need a measurement of the path.\n",

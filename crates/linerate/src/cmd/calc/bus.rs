@@ -29,9 +29,13 @@ pub struct Args {
     /// NIC ports on the bus: COUNTxRATE, repeat or separate with commas, e.g. 2x10G or 4x1G,25G
     #[arg(long, value_name = "COUNTxRATE", value_delimiter = ',')]
     nics: Vec<NicGroup>,
+
+    #[command(flatten)]
+    output: super::OutputArgs,
 }
 
-pub fn run(args: &Args, json: bool) -> anyhow::Result<()> {
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let json = args.output.json;
     let bus = if let Some((width_bits, clock_mhz)) = args.pci {
         Bus::Pci {
             width_bits,

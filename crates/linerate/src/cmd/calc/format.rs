@@ -131,11 +131,9 @@ pub fn bytes_per_sec(r: BitRate) -> String {
 /// ("8.00 MiB").
 pub fn size(b: ByteSize) -> String {
     let exact = b.to_string();
-    let decimals = exact
-        .split_once(' ')
-        .and_then(|(n, _)| n.split_once('.'))
-        .map_or(0, |(_, d)| d.len());
-    if decimals <= 2 {
+    let number = exact.split_once(' ').map_or(exact.as_str(), |(n, _)| n);
+    let (whole, decimals) = number.split_once('.').unwrap_or((number, ""));
+    if decimals.len() <= 2 && whole.len() <= 4 {
         exact
     } else {
         format!("{b:.2}")
@@ -176,6 +174,7 @@ mod tests {
         assert_eq!(size(ByteSize::from_bytes(5_000_000)), "5 MB");
         assert_eq!(size(ByteSize::from_bytes(8_388_480)), "8.00 MiB");
         assert_eq!(size(ByteSize::from_kib(64)), "64 KiB");
+        assert_eq!(size(ByteSize::from_bytes(10_000_000_000)), "9.31 GiB");
         assert_eq!(seconds(67.2e-9), "67.2 ns");
         assert_eq!(seconds(12.304e-6), "12.3 µs");
         assert_eq!(seconds(0.04), "40 ms");

@@ -21,10 +21,13 @@ pub struct Args {
     #[arg(long, value_name = "BYTES|imix", value_delimiter = ',')]
     frame: Vec<FrameSpec>,
 
-    /// Full duplex: a router with every port at line rate forwards twice the per-direction
-    /// frames/s; half duplex: the medium is shared, once
+    /// Duplex of the link: full carries line rate both ways at once, so a router with every
+    /// port busy forwards 2 × frames/s; half shares the medium between directions
     #[arg(long, value_enum, default_value_t = DuplexArg::Full)]
     duplex: DuplexArg,
+
+    #[command(flatten)]
+    output: super::OutputArgs,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -33,7 +36,8 @@ enum DuplexArg {
     Full,
 }
 
-pub fn run(args: &Args, json: bool) -> anyhow::Result<()> {
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let json = args.output.json;
     let duplex = match args.duplex {
         DuplexArg::Half => Duplex::Half,
         DuplexArg::Full => Duplex::Full,

@@ -41,6 +41,9 @@ pub struct Args {
     /// List the encapsulations with their header bytes, assumptions and sources
     #[arg(long, conflicts_with = "encap")]
     list: bool,
+
+    #[command(flatten)]
+    output: super::OutputArgs,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -97,7 +100,8 @@ fn list() -> List {
     }
 }
 
-pub fn run(args: &Args, json: bool) -> anyhow::Result<()> {
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let json = args.output.json;
     if args.list {
         let list = list();
         return if json {
