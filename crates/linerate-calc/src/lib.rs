@@ -5,6 +5,8 @@
 //! - [`bdp`]: bandwidth-delay product, window scaling, buffer sizes, Mathis and RFC 6349 bounds.
 //! - [`tunnel`]: encapsulation overhead, inner MTU, TCP MSS and header efficiency.
 
+#![deny(missing_docs)]
+
 pub mod bdp;
 pub mod bus;
 pub mod ethernet;

@@ -674,4 +674,31 @@ mod tests {
         let low = stack(1300, &["wireguard"]);
         assert!(!low.warnings.is_empty());
     }
+
+    #[test]
+    fn readme_table_matches_the_code() {
+        let readme = include_str!("../README.md");
+        let mut seen = 0;
+        for line in readme.lines() {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            let Some(encap) = cells
+                .get(1)
+                .and_then(|name| Encap::ALL.into_iter().find(|e| e.name() == *name))
+            else {
+                continue;
+            };
+            assert_eq!(
+                cells[2],
+                encap.header_bytes(IpVersion::Ipv4).to_string(),
+                "{line}"
+            );
+            assert_eq!(
+                cells[3],
+                encap.header_bytes(IpVersion::Ipv6).to_string(),
+                "{line}"
+            );
+            seen += 1;
+        }
+        assert_eq!(seen, Encap::ALL.len());
+    }
 }

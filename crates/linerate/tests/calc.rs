@@ -278,3 +278,21 @@ fn help_calc_bdp() {
 fn help_calc_tunnel() {
     insta::assert_snapshot!(stdout(&["calc", "tunnel", "--help"]));
 }
+
+#[test]
+fn readme_calc_commands_run() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md"))
+        .expect("README.md");
+    let mut ran = 0;
+    for line in readme.lines() {
+        let Some(command) = line.strip_prefix("linerate calc ") else {
+            continue;
+        };
+        let command = command.split('#').next().unwrap_or("");
+        let mut args = vec!["calc"];
+        args.extend(command.split_whitespace());
+        stdout(&args);
+        ran += 1;
+    }
+    assert!(ran >= 5, "found {ran} calc commands in README.md");
+}
