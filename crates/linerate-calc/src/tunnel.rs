@@ -514,7 +514,9 @@ pub fn tunnel_report(
     let tcp_payload = tcp_mss - TCP_TIMESTAMP_BYTES;
     let wire = link_mtu.bytes() + L1_OVERHEAD + L2_OVERHEAD + 4 * vlans;
     let goodput_efficiency = tcp_payload_share(tcp_payload, wire);
-    let plain_payload = link_mtu.bytes() - tcp_headers - TCP_TIMESTAMP_BYTES;
+    let plain_payload = link_mtu
+        .bytes()
+        .saturating_sub(tcp_headers + TCP_TIMESTAMP_BYTES);
     let mut warnings = Vec::new();
     if inner_mtu < inner.min_mtu() {
         warnings.push(format!(

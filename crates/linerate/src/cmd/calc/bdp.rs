@@ -89,6 +89,19 @@ fn bytes(b: ByteSize) -> String {
     }
 }
 
+/// "13.11 Mbit/s (1.3% of the rate)", or "… (more than the rate)".
+fn share(throughput: BitRate, of: BitRate) -> String {
+    if throughput >= of {
+        format!("{} (more than the rate)", rate(throughput))
+    } else {
+        format!(
+            "{} ({:.1}% of the rate)",
+            rate(throughput),
+            throughput.as_f64() / of.as_f64() * 100.0
+        )
+    }
+}
+
 pub fn render(r: &PathReport) -> String {
     let mut out = format!(
         "Path: {} with {} round-trip time\n\n",
@@ -139,19 +152,14 @@ pub fn render(r: &PathReport) -> String {
     let uw = r.unscaled_window;
     t.row(vec![
         "unscaled window".into(),
-        format!(
-            "65535 B allows {} ({:.1}% of the rate)",
-            rate(uw.throughput),
-            uw.of_rate.percent()
-        ),
+        format!("65535 B allows {}", share(uw.throughput, r.rate)),
     ]);
     if let Some(w) = r.window {
         t.row(vec![
             format!("window {}", size(w.window)),
             format!(
-                "allows {} ({:.1}% of the rate){}; needs window scale shift {}",
-                rate(w.throughput),
-                w.of_rate.percent(),
+                "allows {}{}; needs window scale shift {}",
+                share(w.throughput, r.rate),
                 if w.limits {
                     ": the window is the limit"
                 } else {
