@@ -112,7 +112,7 @@ pub struct LinuxBuffer {
 pub struct WindowLimit {
     /// The window.
     pub window: ByteSize,
-    /// window ÷ RTT: the most one flow moves with it.
+    /// window ÷ RTT (the window capped at 65535 << 14): the most one flow moves with it.
     pub throughput: BitRate,
     /// Share of the rate that is.
     pub of_rate: Percent,
@@ -124,13 +124,15 @@ pub struct WindowLimit {
 
 impl WindowLimit {
     fn new(window: ByteSize, rtt: Duration, rate: BitRate, bdp: ByteSize) -> Self {
-        let throughput = window.per_seconds(rtt.as_secs_f64());
+        let scale = WindowScale::for_window(window);
+        // TCP cannot advertise more than 65535 << 14, whatever the buffer.
+        let throughput = window.min(scale.max_window).per_seconds(rtt.as_secs_f64());
         WindowLimit {
             window,
             throughput,
             of_rate: Percent::from_fraction(throughput.as_f64() / rate.as_f64()),
-            limits: window < bdp,
-            scale: WindowScale::for_window(window),
+            limits: window.min(scale.max_window) < bdp,
+            scale,
         }
     }
 }
@@ -201,6 +203,26 @@ pub struct PathReport {
     pub ceiling: BitRate,
     /// Things that look like mistakes in the input.
     pub warnings: Vec<String>,
+}
+
+/// The largest value the Linux buffer sysctls take (they are C ints).
+pub const LINUX_MAX_BUFFER: u64 = i32::MAX as u64;
+
+fn warnings(rtt: Duration, buffer: ByteSize) -> Vec<String> {
+    let mut out = Vec::new();
+    if rtt.as_secs_f64() >= 10.0 {
+        out.push(format!(
+            "a round-trip time of {rtt} is unusual: a bare number is seconds (write 40ms for \
+             milliseconds)"
+        ));
+    }
+    if buffer.bytes() > LINUX_MAX_BUFFER {
+        out.push(format!(
+            "the buffer ({buffer:.2}) is more than Linux accepts ({LINUX_MAX_BUFFER} bytes): \
+             one flow cannot fill this path; use several"
+        ));
+    }
+    out
 }
 
 /// Computes the path report.
@@ -304,14 +326,7 @@ pub fn path_report(input: &PathInput) -> Result<PathReport, PathError> {
         goodput_at_line_rate: goodput,
         max_window,
         ceiling,
-        warnings: if rtt_s >= 10.0 {
-            vec![format!(
-                "a round-trip time of {rtt} is unusual: a bare number is seconds (write 40ms for \
-                 milliseconds)"
-            )]
-        } else {
-            Vec::new()
-        },
+        warnings: warnings(rtt, linux_buffer.buffer),
     })
 }
 
@@ -348,8 +363,10 @@ mod tests {
         assert_eq!(huge.window_scale.shift, 14);
         // One flow is held to 1 GiB per RTT: 8.59 Gbit/s at 1 s.
         assert_eq!(huge.ceiling.bps(), 8_589_803_520);
-        assert_eq!(huge.warnings.len(), 0);
-        assert_eq!(path_report(&input(1, 40_000)).unwrap().warnings.len(), 1);
+        assert_eq!(huge.warnings.len(), 1, "{:?}", huge.warnings);
+        assert_eq!(ten.warnings.len(), 0);
+        let slow = path_report(&input(1, 40_000)).unwrap();
+        assert!(slow.warnings[0].contains("unusual"), "{:?}", slow.warnings);
     }
 
     #[test]
@@ -363,6 +380,12 @@ mod tests {
         assert!(w.limits);
         assert_eq!(w.scale.shift, 1);
         assert_eq!(r.ceiling, w.throughput);
+        // 1 GiB is 16 KiB more than TCP can advertise: capped at 65535 << 14.
+        let mut i = input(100, 1000);
+        i.window = Some(ByteSize::from_gib(1));
+        let w = path_report(&i).unwrap().window.unwrap();
+        assert!(!w.scale.fits);
+        assert_eq!(w.throughput.bps(), 1_073_725_440 * 8);
         // 100 ms and the unscaled maximum: 5.24 Mbit/s.
         let r = path_report(&input(1, 100)).unwrap();
         assert_eq!(r.unscaled_window.throughput.bps(), 5_242_800);

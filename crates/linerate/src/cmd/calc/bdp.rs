@@ -158,14 +158,21 @@ pub fn render(r: &PathReport) -> String {
         t.row(vec![
             format!("window {}", size(w.window)),
             format!(
-                "allows {}{}; needs window scale shift {}",
+                "allows {}{}; {}",
                 share(w.throughput, r.rate),
                 if w.limits {
                     ": the window is the limit"
                 } else {
                     ": enough to fill the path"
                 },
-                w.scale.shift
+                if w.scale.fits {
+                    format!("needs window scale shift {}", w.scale.shift)
+                } else {
+                    format!(
+                        "above the largest TCP window ({} B), which caps it",
+                        thousands(w.scale.max_window.bytes())
+                    )
+                }
             ),
         ]);
     }

@@ -143,11 +143,11 @@ pub fn render(r: &BusReport) -> String {
     if v.enough {
         out.push_str(&format!(
             "  verdict: ENOUGH: the bus carries {nics} at line rate in both directions \
-             ({ratio:.2}× what they need)\n"
+             ({ratio:.2}× what that needs)\n"
         ));
     } else {
         out.push_str(&format!(
-            "  verdict: NOT ENOUGH: the bus moves {:.0}% of what {nics} need at line rate in \
+            "  verdict: NOT ENOUGH: the bus moves {:.0}% of what {nics} needs at line rate in \
              both directions\n",
             ratio * 100.0
         ));

@@ -222,7 +222,7 @@ fn render(r: &TunnelReport) -> String {
     s.row(vec![
         "TCP MSS".into(),
         format!(
-            "{} B ({} inside: MTU − {tcp}); clamp to it, e.g. iptables TCPMSS --set-mss {}",
+            "{} B ({} inside: MTU − {tcp}); clamp to it (TCPMSS --set-mss {})",
             r.tcp_mss.bytes(),
             r.inner,
             r.tcp_mss.bytes()
