@@ -50,12 +50,13 @@ impl Duration {
         Duration(std::time::Duration::from_secs(n))
     }
 
-    /// Seconds as a float (negative, NaN and infinite inputs give zero or saturate).
+    /// Seconds as a float, rounded to the nanosecond (negative and NaN give zero; too large
+    /// saturates).
     pub fn from_secs_f64(s: f64) -> Self {
         if s.is_nan() || s <= 0.0 {
             Duration::ZERO
         } else {
-            Duration(std::time::Duration::try_from_secs_f64(s).unwrap_or(std::time::Duration::MAX))
+            Duration(Duration::round_secs(s))
         }
     }
 
@@ -196,6 +197,14 @@ mod tests {
             assert_eq!(Duration::from_nanos(n).to_string(), text);
         }
         assert_eq!(format!("{:.1}", Duration::from_micros(40_123)), "40.1 ms");
+    }
+
+    #[test]
+    fn json_is_seconds() {
+        let d = Duration::from_millis(40);
+        assert_eq!(serde_json::to_string(&d).unwrap(), "0.04");
+        assert_eq!(serde_json::from_str::<Duration>("0.04").unwrap(), d);
+        assert!(serde_json::from_str::<Duration>("-1").is_err());
     }
 
     proptest! {
