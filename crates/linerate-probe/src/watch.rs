@@ -271,7 +271,7 @@ pub struct InterfaceRates {
     /// Per-queue rates (empty when the driver has no per-queue counters).
     pub queues: Vec<QueueRates>,
     /// Counters that wrapped in this interval (bridged).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub wrapped: Vec<String>,
 }
 

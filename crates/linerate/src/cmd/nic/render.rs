@@ -328,7 +328,13 @@ fn softnet(out: &mut String, s: &HostSnapshot) {
 pub fn findings(findings: &[Finding], role: Role) -> String {
     let mut out = format!("\nHardware findings for role {role}: {}\n", findings.len());
     for f in findings {
-        let _ = writeln!(out, "  {:<7} {:<24} {}", f.severity, f.rule, f.key);
+        let _ = writeln!(
+            out,
+            "  {:<7} {:<24} {}",
+            f.severity.to_string(),
+            f.rule,
+            f.key
+        );
         let _ = writeln!(out, "          {}", f.why);
         match &f.fix {
             Fix::Command(c) => {

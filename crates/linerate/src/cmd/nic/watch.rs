@@ -67,7 +67,7 @@ pub fn run(args: &Args, roots: ProbeRoots) -> anyhow::Result<ExitCode> {
             serde_json::to_writer(&mut out, &line)?;
             out.write_all(b"\n")?;
         } else if screen {
-            let frame = screen_frame(&rates, n, args, elapsed);
+            let frame = screen_frame(&rates, n, args.count, args.interval, elapsed);
             // Home the cursor and clear the screen, then draw: top-like refresh in place.
             write!(out, "\x1b[H\x1b[2J{frame}")?;
         } else {
@@ -182,13 +182,19 @@ fn status_word(s: Status) -> &'static str {
 }
 
 /// The full screen for a terminal.
-fn screen_frame(iv: &Interval, n: u64, args: &Args, elapsed: f64) -> String {
+fn screen_frame(
+    iv: &Interval,
+    n: u64,
+    count: Option<u64>,
+    every: linerate_units::Duration,
+    elapsed: f64,
+) -> String {
     let mut s = String::new();
-    let of = args.count.map_or_else(|| "∞".to_owned(), |c| c.to_string());
+    let of = count.map_or_else(|| "∞".to_owned(), |c| c.to_string());
     let _ = writeln!(
         s,
         "linerate nic --watch   every {}   interval {n}/{of}   {elapsed:.1}s   (Ctrl-C stops)\n",
-        args.interval
+        every
     );
     let _ = writeln!(
         s,
@@ -287,5 +293,48 @@ mod tests {
         assert_eq!(compact(1.0e10), "10.00G");
         assert_eq!(bits(BitRate::from_mbps(9870)), "9.87 Gbit/s");
         assert_eq!(pps(PacketRate::from_pps(3.0)), "3 pps");
+    }
+
+    fn interval() -> Interval {
+        let json = r#"{"interfaces":[
+          {"name":"eth2","status":"ok","elapsed_seconds":1.0,"rx_packets":1200,"tx_packets":10,
+           "rx_pps":1200.0,"tx_pps":10.0,"rx_rate":9870000,"tx_rate":8000,
+           "drops_errors":{"rx_dropped":3,"rx_errors":1},
+           "queues":[{"direction":"rx","queue":0,"packets":700,"pps":700.0,"rate":5000000,"drops":null},
+                     {"direction":"rx","queue":1,"packets":500,"pps":500.0,"rate":null,"drops":2},
+                     {"direction":"tx","queue":0,"packets":10,"pps":10.0,"rate":8000,"drops":null}]},
+          {"name":"veth9","status":"gone","reason":"cannot read x","elapsed_seconds":0.0,
+           "rx_packets":0,"tx_packets":0,"rx_pps":0.0,"tx_pps":0.0,"rx_rate":0,"tx_rate":0,
+           "drops_errors":{},"queues":[]}],
+          "softnet":[{"cpu":0,"pps":1200.0,"dropped":0,"time_squeeze":1}]}"#;
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn piped_line_has_totals_queues_and_gone_interfaces() {
+        let l = line(&interval(), 1.0);
+        assert!(l.starts_with("[   1.00s] eth2: rx 1.20 kpps 9.87 Mbit/s tx 10 pps 8.00 kbit/s drop 3/0 err 1/0 [rx0 700 rx1 500 tx0 10]"), "{l}");
+        assert!(l.contains("veth9: gone (cannot read x)"), "{l}");
+        assert!(l.ends_with("softnet drop 0 squeeze 1"), "{l}");
+    }
+
+    #[test]
+    fn screen_has_a_row_per_queue() {
+        let s = screen_frame(
+            &interval(),
+            2,
+            Some(5),
+            linerate_units::Duration::from_secs(1),
+            2.0,
+        );
+        assert!(s.contains("interval 2/5"), "{s}");
+        let q1 = s.lines().find(|l| l.contains(" q1 ")).unwrap();
+        assert!(q1.contains("500 pps") && q1.contains(" - "), "{q1}");
+        assert!(s.contains("veth9            gone (cannot read x)"), "{s}");
+        assert!(
+            s.lines()
+                .any(|l| l.starts_with("0 ") && l.contains("1.20 kpps")),
+            "{s}"
+        );
     }
 }
