@@ -26,6 +26,7 @@ pub mod interface;
 pub mod irq;
 pub mod pcie;
 mod probed;
+pub mod qstats;
 mod roots;
 mod snapshot;
 pub mod softnet;
