@@ -407,3 +407,28 @@ fn piped_watch_prints_one_line_per_interval() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no interface 'lr-nope0'"));
 }
+
+#[test]
+fn terminal_watch_redraws_in_place() {
+    // script(1) gives the watch a pseudo-terminal, as a person at a terminal would have.
+    let cmd = format!(
+        "{} nic --watch lo -i 100ms --count 2",
+        env!("CARGO_BIN_EXE_linerate")
+    );
+    let out = match Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .output()
+    {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("SKIP terminal_watch_redraws_in_place: no script(1): {e}");
+            return;
+        }
+    };
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.matches("\x1b[H\x1b[2J").count(), 2, "{text}");
+    assert!(text.contains("interval 2/2"), "{text}");
+    assert!(text.contains("RX PKT/S"), "{text}");
+    assert!(text.contains("SOFTNET"), "{text}");
+}

@@ -419,3 +419,14 @@ fn a_mangled_tree_gives_reasons_not_panics() {
             .contains("interrupts")
     );
 }
+
+#[test]
+fn nic_help() {
+    let out = Command::new(env!("CARGO_BIN_EXE_linerate"))
+        .args(["nic", "--help"])
+        .env_remove("COLUMNS")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    insta::assert_snapshot!(String::from_utf8(out.stdout).unwrap());
+}

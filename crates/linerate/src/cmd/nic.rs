@@ -32,7 +32,7 @@ pub struct Args {
     pub json: bool,
 
     /// Also judge the hardware for a role and print the findings
-    #[arg(long)]
+    #[arg(long, conflicts_with = "watch")]
     pub findings: bool,
 
     /// The host's role for --findings: host, router or firewall

@@ -199,7 +199,7 @@ fn screen_frame(
     let _ = writeln!(
         s,
         "{:<16} {:<6} {:>12} {:>14} {:>12} {:>14} {:>10} {:>8}",
-        "IFACE", "QUEUE", "RX", "RX", "TX", "TX", "DROPS", "ERRORS"
+        "IFACE", "QUEUE", "RX PKT/S", "RX BIT/S", "TX PKT/S", "TX BIT/S", "DROPS", "ERRORS"
     );
     for i in &iv.interfaces {
         if i.status != Status::Ok {
