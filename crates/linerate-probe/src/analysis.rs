@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use linerate_calc::bus::{Bus, BusBandwidth, BusVerdict, PcieGen};
 use linerate_units::{BitRate, PacketRate};
 
-use crate::{HostSnapshot, Interface};
+use crate::{HostSnapshot, Interface, Probed};
 
 /// Ethernet overhead on the wire per frame: preamble + start delimiter (8) + inter-frame gap
 /// (12) bytes.
@@ -172,6 +172,11 @@ fn limit(what: &str, detail: String) -> Limit {
 pub fn packet_rate_limits(snapshot: &HostSnapshot, iface: &Interface) -> Vec<Limit> {
     let mut out = Vec::new();
     let cpus = snapshot.cpu.logical();
+    if let Probed::Unknown(reason) = &iface.speed {
+        if iface.kind != "loopback" {
+            out.push(limit("line rate", format!("unknown: {reason}")));
+        }
+    }
     if let Some(speed) = iface.speed.value() {
         out.push(limit(
             "line rate",

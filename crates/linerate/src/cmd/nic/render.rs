@@ -123,13 +123,15 @@ fn interface(out: &mut String, s: &HostSnapshot, i: &Interface) {
         .mtu
         .value()
         .map_or_else(|| "MTU unknown".to_owned(), |m| format!("MTU {m}"));
+    let driver = match (&i.driver, i.driver_version.value()) {
+        (Probed::Value(d), Some(v)) if !v.is_empty() => format!("{d} {v}"),
+        (d, _) => or_unknown(d),
+    };
     let _ = writeln!(
         out,
-        "{}  {} · driver {} {} · {} · {mtu}",
+        "{}  {} · driver {driver} · state {} · {mtu}",
         i.name,
         i.kind,
-        or_unknown(&i.driver),
-        i.driver_version.value().map_or("", String::as_str),
         or_unknown(&i.operstate),
     );
     let row = |out: &mut String, label: &str, text: String| {
