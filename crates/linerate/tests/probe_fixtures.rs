@@ -430,3 +430,74 @@ fn nic_help() {
     assert!(out.status.success());
     insta::assert_snapshot!(String::from_utf8(out.stdout).unwrap());
 }
+
+#[test]
+fn watch_bridges_a_32_bit_wrap_and_reports_a_vanished_interface() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+
+    let dir = tempfile::tempdir().unwrap();
+    let status = Command::new("cp")
+        .args(["-a", "ixgbe", dir.path().to_str().unwrap()])
+        .current_dir(data())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let t = dir.path().join("ixgbe");
+    let stats = t.join("sys/class/net/eth2/statistics");
+    std::fs::write(stats.join("rx_packets"), "4294967000\n").unwrap();
+    let ethtool_file = t.join("ethtool/eth2.json");
+    let original = std::fs::read_to_string(&ethtool_file).unwrap();
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_linerate"))
+        .args([
+            "nic",
+            "--watch",
+            "eth2",
+            "-i",
+            "300ms",
+            "--count",
+            "3",
+            "--json-stream",
+        ])
+        .arg("--sysfs-root")
+        .arg(t.join("sys"))
+        .arg("--procfs-root")
+        .arg(t.join("proc"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut next = || -> Value { serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap() };
+    let first = next();
+    assert_eq!(first["interfaces"][0]["rx_packets"], 0);
+    // Between samples: the 32-bit counter wraps (296 to the top, then 200) and queue 1 of
+    // the driver statistics moves by 300.
+    std::fs::write(stats.join("rx_packets"), "200\n").unwrap();
+    let bumped = original.replace(
+        "\"rx_queue_1_packets\": 2000",
+        "\"rx_queue_1_packets\": 2300",
+    );
+    assert_ne!(bumped, original, "fixture layout changed");
+    std::fs::write(&ethtool_file, bumped).unwrap();
+    let second = next();
+    let eth2 = &second["interfaces"][0];
+    assert_eq!(eth2["status"], "ok");
+    assert_eq!(eth2["rx_packets"], 496, "{eth2}");
+    assert_eq!(eth2["wrapped"], serde_json::json!(["rx_packets"]));
+    let q1 = eth2["queues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["direction"] == "rx" && q["queue"] == 1)
+        .expect("rx queue 1");
+    assert_eq!(q1["packets"], 300);
+    let pps = q1["pps"].as_f64().unwrap();
+    let secs = eth2["elapsed_seconds"].as_f64().unwrap();
+    assert!((pps * secs - 300.0).abs() < 1e-6, "{pps} × {secs}");
+    // Then the interface disappears.
+    std::fs::remove_file(t.join("sys/class/net/eth2")).unwrap();
+    let third = next();
+    assert_eq!(third["interfaces"][0]["status"], "gone");
+    assert!(child.wait().unwrap().success());
+}
