@@ -32,7 +32,8 @@ pub fn min_frame_rate(line: BitRate) -> PacketRate {
 /// Whether one PCI slot (a card, all its ports) can carry its ports at line rate, full duplex.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BusCheck {
-    /// The slot (`0000:03:00`).
+    /// The slot (`0000:03:00`), or the bridge (`0000:00:1c.0`) whose narrower link every
+    /// grouped port shares.
     pub slot: String,
     /// Where the narrowest link is: the card's own address or a bridge above it.
     pub narrowest_at: String,
@@ -54,12 +55,18 @@ pub struct BusCheck {
     pub summary: String,
 }
 
-/// The bus check of every PCI slot whose link is known.
+/// The bus check of every PCI slot (or narrower bridge) whose link is known.
 pub fn bus_checks(snapshot: &HostSnapshot) -> Vec<BusCheck> {
+    // Ports of one card share its link; cards behind a bridge whose link is narrower than
+    // their own share that bridge's link.
     let mut slots: BTreeMap<String, Vec<&Interface>> = BTreeMap::new();
     for iface in snapshot.interfaces() {
         if let Some(pci) = iface.pci.value() {
-            slots.entry(pci.slot().to_owned()).or_default().push(iface);
+            let key = match pci.bottleneck() {
+                Some((at, _)) if at != pci.address => at,
+                _ => pci.slot().to_owned(),
+            };
+            slots.entry(key).or_default().push(iface);
         }
     }
     let mut out = Vec::new();

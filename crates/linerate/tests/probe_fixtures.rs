@@ -501,3 +501,42 @@ fn watch_bridges_a_32_bit_wrap_and_reports_a_vanished_interface() {
     assert_eq!(third["interfaces"][0]["status"], "gone");
     assert!(child.wait().unwrap().success());
 }
+
+#[test]
+fn a_narrow_bridge_above_the_card_is_the_ceiling() {
+    let dir = tempfile::tempdir().unwrap();
+    let status = Command::new("cp")
+        .args(["-a", "i40e", dir.path().to_str().unwrap()])
+        .current_dir(data())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let t = dir.path().join("i40e");
+    let bridge = t.join("sys/devices/pci0000:3a/0000:3a:00.0");
+    std::fs::write(bridge.join("current_link_speed"), "2.5 GT/s PCIe\n").unwrap();
+    std::fs::write(bridge.join("current_link_width"), "1\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_linerate"))
+        .args(["nic", "--json", "--findings"])
+        .arg("--sysfs-root")
+        .arg(t.join("sys"))
+        .arg("--procfs-root")
+        .arg(t.join("proc"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let bus = &doc["bus"][0];
+    assert_eq!(bus["slot"], "0000:3a:00.0");
+    assert_eq!(bus["narrowest_at"], "0000:3a:00.0");
+    assert_eq!(
+        bus["summary"],
+        "PCIe gen1 x1 = 2 Gbit/s usable per direction < 40 Gbit/s line rate"
+    );
+    let r = rules(&doc);
+    assert!(has(&r, "bus-too-slow", "ens1f0"), "{r:?}");
+    // The card itself trained at its maximum: the slot is not the problem, the bridge is.
+    assert!(
+        !r.iter().any(|(rule, _)| rule == "pcie-link-degraded"),
+        "{r:?}"
+    );
+}
