@@ -443,3 +443,21 @@ fn concurrent_writers_both_land() {
     assert_eq!(runs.len(), 20);
     assert_eq!(runs.iter().filter(|r| r["mode"] == "udp").count(), 10);
 }
+
+#[test]
+fn text_renderings() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("runs.db");
+    let files = ["tcp-p2.json", "udp.json", "bidir.json"];
+    let paths: Vec<PathBuf> = files.iter().map(|f| data(f)).collect();
+    let mut args = vec!["import"];
+    args.extend(paths.iter().map(|x| p(x)));
+    let data_dir = std::fs::canonicalize(data("")).unwrap();
+    let anonymise = |s: String| s.replace(p(&data_dir), "<data>");
+    insta::assert_snapshot!("import", anonymise(ok(&db, &args)));
+    insta::assert_snapshot!("history", ok(&db, &["history"]));
+    insta::assert_snapshot!("history_csv", ok(&db, &["history", "--csv"]));
+    for id in ["1", "2", "3"] {
+        insta::assert_snapshot!(format!("show_{id}"), anonymise(ok(&db, &["show", id])));
+    }
+}

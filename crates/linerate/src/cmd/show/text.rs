@@ -113,6 +113,8 @@ pub fn render(id: RunId, run: &RunRecord) -> String {
             let _ = write!(line, "  {r:>4}  {cwnd:>9}");
         } else if let Some(p) = s.packets {
             let _ = write!(line, "  {p:>9}");
+        } else if tcp {
+            line.push_str(&" ".repeat(17));
         }
         if run.direction == Direction::Bidir {
             line.push_str(if s.sender { "  TX" } else { "  RX" });
@@ -127,9 +129,14 @@ pub fn render(id: RunId, run: &RunRecord) -> String {
     let _ = writeln!(out, "[ ID] Interval          Transfer       Bitrate");
     let end = run.duration_s;
     for s in &run.stream_results {
+        let way = match (run.direction, s.sender) {
+            (Direction::Bidir, true) => " (TX)",
+            (Direction::Bidir, false) => " (RX)",
+            _ => "",
+        };
         let _ = writeln!(
             out,
-            "[{:>3}]   0.00-{end:<6.2} sec  {:>12}  {:>15}  sender{}",
+            "[{:>3}]   0.00-{end:<6.2} sec  {:>12}  {:>15}  sender{way}{}",
             s.stream,
             format::size(s.bytes_sent),
             format::rate(s.sent_bps),
@@ -139,7 +146,7 @@ pub fn render(id: RunId, run: &RunRecord) -> String {
         );
         let _ = writeln!(
             out,
-            "[{:>3}]   0.00-{end:<6.2} sec  {:>12}  {:>15}  receiver{}",
+            "[{:>3}]   0.00-{end:<6.2} sec  {:>12}  {:>15}  receiver{way}{}",
             s.stream,
             format::size(s.bytes_received),
             format::rate(s.received_bps),
