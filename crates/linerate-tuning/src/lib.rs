@@ -8,6 +8,7 @@
 //!   (in memory for tests, `/proc/sys` for real, inside a named network namespace if asked).
 
 pub mod apply;
+pub mod audit;
 pub mod catalogue;
 pub mod context;
 pub mod finding;

@@ -64,7 +64,11 @@ fn linux(st: &State<'_>, out: &mut Vec<Finding>) {
         if def == max {
             out.push(about("inconsistent", Severity::Warning, key, &eff,
                 format!("default = max ({}): every socket starts at the cap, so autotuning has nothing to do and memory is spent on idle sockets", bytes(max)),
-                Fix::Set(format!("{min} {} {max}", if key.ends_with("rmem") { 131072 } else { 16384 }.min(max))), knob));
+                {
+                    let d: i64 = if key.ends_with("rmem") { 131_072 } else { 16_384 };
+                    let d = d.min(max);
+                    Fix::Set(format!("{} {d} {max}", min.min(d)))
+                }, knob));
         }
         if min > 131_072 {
             out.push(about("inconsistent", Severity::Warning, key, &eff,
