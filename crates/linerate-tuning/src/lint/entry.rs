@@ -118,8 +118,13 @@ pub(crate) fn check(e: &Entry, st: &State<'_>, out: &mut Vec<Finding>) -> Option
         return None;
     }
 
+    let at_default = knob
+        .default_on(&ctx.version)
+        .is_some_and(|d| crate::value::normalize(d) == value.to_string());
     if let Some(noop) = &knob.noop {
-        if noop.since.as_ref().is_none_or(|s| ctx.version >= *s) {
+        // A live state shows every knob; only a value someone changed is worth a word.
+        let live_default = st.mode == Mode::Live && at_default;
+        if !live_default && noop.since.as_ref().is_none_or(|s| ctx.version >= *s) {
             let since = noop
                 .since
                 .as_ref()
