@@ -160,8 +160,10 @@ pub(crate) fn about(
 pub(crate) fn bytes(n: i64) -> String {
     let n = n.max(0) as u64;
     let s = linerate_units::ByteSize::from_bytes(n);
-    if n < 1024 {
-        format!("{n} B")
+    let exact = s.to_string();
+    // Short exact forms read best (`100 MB`, `32 MiB`); long ones are rounded (`2.4 MiB`).
+    if n < 1024 || exact.len() <= 8 {
+        exact
     } else {
         format!("{s:.1}")
     }
