@@ -184,6 +184,9 @@ pub struct Knob {
     /// A queue of packets: huge values are bufferbloat.
     #[serde(default)]
     pub queue: bool,
+    /// A count of queues or threads that each want a core of their own.
+    #[serde(default)]
+    pub per_core: bool,
     /// First version that has it.
     #[serde(default)]
     pub added: Option<Version>,

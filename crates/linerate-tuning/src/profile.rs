@@ -161,17 +161,26 @@ impl Profile {
     }
 }
 
-/// Settings equal to the target's default are dropped (and noted): the profile changes only
-/// what needs changing, so `lint` never calls it redundant.
+/// Settings equal to the target's default, or absent from the target version, are dropped (and
+/// noted): the profile changes only what needs changing, so `lint` never calls it redundant.
 fn drop_defaults(p: &mut Profile) -> Result<(), CatalogueError> {
     let cat = catalogue(p.context.os)?;
     let version = p.context.version.clone();
+    let os = p.context.os;
     let mut notes = Vec::new();
     p.settings.retain(|s| {
         if !matches!(s.target, Target::Sysctl | Target::Loader | Target::Netsh) {
             return true;
         }
-        let default = cat.get(&s.key).and_then(|k| k.default_on(&version));
+        let knob = cat.get(&s.key);
+        if knob.is_some_and(|k| !k.exists_on(&version)) {
+            notes.push(format!(
+                "{} does not exist on {os} {version}; not set ({})",
+                s.key, s.formula
+            ));
+            return false;
+        }
+        let default = knob.and_then(|k| k.default_on(&version));
         let same = default.is_some_and(|d| normalize(d) == normalize(&s.value));
         if same {
             notes.push(format!(

@@ -163,6 +163,20 @@ pub(crate) fn check(e: &Entry, st: &State<'_>, out: &mut Vec<Finding>) -> Option
 
     compare_with_default(e, st, knob, &value, out);
 
+    if let (true, Some(cores), Some(n)) = (knob.per_core, ctx.cores, value.as_int()) {
+        if n > i64::from(cores) {
+            push(
+                out,
+                "exceeds-cores",
+                Severity::Warning,
+                format!(
+                    "{n} queues or threads on {cores} cores: the extra ones share cores and add contention instead of parallelism"
+                ),
+                Fix::Set(cores.to_string()),
+                &knob.source,
+            );
+        }
+    }
     if knob.queue {
         bufferbloat(e, st, knob, &value, out);
     }
