@@ -7,6 +7,8 @@
 //! - [`apply`]: journaled, read-back-verified writes through a [`apply::Backend`]
 //!   (in memory for tests, `/proc/sys` for real, inside a named network namespace if asked).
 
+#![deny(missing_docs)]
+
 pub mod apply;
 pub mod audit;
 pub mod catalogue;
