@@ -344,3 +344,23 @@ fn a_sysctl_a_dump_is_judged_as_a_whole_state() {
     // All defaults: nothing redundant, nothing wrong.
     assert!(f.is_empty(), "{f:#?}");
 }
+
+#[test]
+fn human_output_for_a_seed_block() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/tuning");
+    let out = Command::new(env!("CARGO_BIN_EXE_linerate"))
+        .current_dir(&dir)
+        .args(["lint", "seed000-redhat-sysctl.conf", "--ram", "8GiB"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    insta::assert_snapshot!(String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn help_texts() {
+    for cmd in ["lint", "tune", "audit"] {
+        let out = linerate(&[cmd, "--help"]);
+        assert!(out.status.success());
+        insta::assert_snapshot!(format!("{cmd}_help"), String::from_utf8_lossy(&out.stdout));
+    }
+}
