@@ -349,8 +349,7 @@ pub fn apply_in(
                 netns,
             });
         }
-        let j = Journal::new(None, Vec::new());
-        let path = journal::new_path(&opts.journal_dir, j.created_unix)?;
+        let path = journal::new_path(&opts.journal_dir, journal::now_unix())?;
         execute(&mut backend, &plan, netns.clone(), Some(&path))?;
         Ok(Applied {
             plan,

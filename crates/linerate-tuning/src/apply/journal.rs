@@ -64,9 +64,7 @@ impl Journal {
     pub fn new(netns: Option<NetnsId>, entries: Vec<JournalEntry>) -> Self {
         Journal {
             schema: SCHEMA.to_string(),
-            created_unix: SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
+            created_unix: now_unix(),
             netns,
             state: JournalState::Pending,
             entries,
@@ -104,6 +102,13 @@ impl Journal {
             source,
         })
     }
+}
+
+/// Seconds since the Unix epoch (0 if the clock is before it).
+pub fn now_unix() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// A new journal path in `dir` (created if needed): `apply-<unix seconds>-<pid>-<n>.json`.

@@ -9,7 +9,13 @@ use crate::profile::{Profile, Target};
 pub(crate) fn freebsd(p: &mut Profile) {
     let bdp = p.bdp.bytes();
     let bdp_txt = bytes(bdp as i64);
-    if p.role.terminates_tcp() {
+    let buf_needed = p.role.terminates_tcp()
+        && formula::next_pow2(bdp.saturating_mul(2)) as i64
+            > p.default_numbers("net.inet.tcp.recvbuf_max")
+                .last()
+                .copied()
+                .unwrap_or(0);
+    if buf_needed {
         let default_max = p
             .default_numbers("net.inet.tcp.recvbuf_max")
             .last()
@@ -33,7 +39,12 @@ pub(crate) fn freebsd(p: &mut Profile) {
             "2 × the autotuning maxima: maxsockbuf counts mbuf overhead (≈ 1/8 with 2 KiB clusters) and caps both".into());
     } else {
         p.notes.push(format!(
-            "role {}: no local bulk TCP, so socket buffers stay at their defaults",
+            "socket buffers: {} (role {}) fits the default autotuning maxima; left alone",
+            if p.role.terminates_tcp() {
+                format!("2 × BDP = {}", bytes((bdp * 2) as i64))
+            } else {
+                "no local bulk TCP".into()
+            },
             p.role
         ));
     }
