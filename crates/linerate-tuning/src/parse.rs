@@ -66,6 +66,20 @@ pub struct Parsed {
     pub syntax: Vec<Finding>,
 }
 
+/// Decodes a settings file: UTF-8 (invalid bytes replaced), or UTF-16LE with a byte-order mark,
+/// which is how regedit exports `.reg` files.
+pub fn decode(bytes: &[u8]) -> String {
+    if let Some(rest) = bytes.strip_prefix(&[0xFF, 0xFE]) {
+        let units: Vec<u16> = rest
+            .chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+            .collect();
+        return String::from_utf16_lossy(&units);
+    }
+    let text = String::from_utf8_lossy(bytes);
+    text.strip_prefix('\u{feff}').unwrap_or(&text).to_string()
+}
+
 /// Guesses a file's grammar from its name and content.
 pub fn detect_format(name: &str, text: &str) -> Format {
     let lower = name.to_ascii_lowercase();

@@ -364,3 +364,30 @@ fn help_texts() {
         insta::assert_snapshot!(format!("{cmd}_help"), String::from_utf8_lossy(&out.stdout));
     }
 }
+
+#[test]
+fn regedit_utf16_exports_and_forced_os() {
+    let text = std::fs::read_to_string(data("seed003-windows.reg")).unwrap_or_default();
+    let mut bytes = vec![0xFF, 0xFE];
+    for unit in text.encode_utf16() {
+        bytes.extend_from_slice(&unit.to_le_bytes());
+    }
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.path().join("tcpip.reg");
+    std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{e}"));
+    let (_, f, _) = lint_json(&[&path.display().to_string()]);
+    assert_eq!(f.iter().filter(|x| x.0 == "noop").count(), 4, "{f:#?}");
+    // Linux keys linted as FreeBSD are named for what they are.
+    let out = linerate(&[
+        "lint",
+        &data("seed003-linux-sysctl.conf"),
+        "--os",
+        "freebsd",
+    ]);
+    let t = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        t.contains("not a freebsd key: this is a linux setting"),
+        "{t}"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -111,3 +111,15 @@ fn format_and_os_detection() {
     assert_eq!("sysctl.d".parse::<Format>(), Ok(Format::Sysctl));
     assert!("xml".parse::<Format>().is_err());
 }
+
+#[test]
+fn utf16_registry_exports_are_decoded() {
+    let text = "Windows Registry Editor Version 5.00\r\n\"TcpWindowSize\"=dword:00010000\r\n";
+    let mut bytes = vec![0xFF, 0xFE];
+    for unit in text.encode_utf16() {
+        bytes.extend_from_slice(&unit.to_le_bytes());
+    }
+    assert_eq!(decode(&bytes), text);
+    assert_eq!(decode("\u{feff}a=1".as_bytes()), "a=1");
+    assert_eq!(decode(b"a=\xff"), "a=\u{fffd}");
+}

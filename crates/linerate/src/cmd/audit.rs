@@ -104,7 +104,7 @@ fn collect(args: &Args) -> anyhow::Result<(String, Context, Vec<Finding>)> {
         Some(path) => {
             let name = path.display().to_string();
             let bytes = std::fs::read(path).with_context(|| format!("cannot read {name}"))?;
-            let text = String::from_utf8_lossy(&bytes);
+            let text = parse::decode(&bytes);
             let parsed = parse::parse(&name, &text, Format::Dump);
             if parsed.entries.is_empty() {
                 bail!(

@@ -83,7 +83,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for path in &args.files {
         let name = path.display().to_string();
         let bytes = std::fs::read(path).with_context(|| format!("cannot read {name}"))?;
-        let text = String::from_utf8_lossy(&bytes);
+        let text = parse::decode(&bytes);
         let format = args
             .format
             .unwrap_or_else(|| parse::detect_format(&name, &text));
