@@ -20,6 +20,8 @@ pub enum Format {
     Dump,
     /// A Windows Registry Editor export (`"Name"=dword:…`).
     Reg,
+    /// A tuned profile (`tuned.conf`): the `key=value` lines of its `[sysctl]` section.
+    Tuned,
 }
 
 impl FromStr for Format {
@@ -31,8 +33,9 @@ impl FromStr for Format {
             "loader" | "loader.conf" => Ok(Format::Loader),
             "dump" | "sysctl-a" => Ok(Format::Dump),
             "reg" => Ok(Format::Reg),
+            "tuned" | "tuned.conf" => Ok(Format::Tuned),
             _ => Err(format!(
-                "unknown format `{s}` (expected sysctl, loader, dump or reg)"
+                "unknown format `{s}` (expected sysctl, loader, dump, reg or tuned)"
             )),
         }
     }
@@ -89,6 +92,9 @@ pub fn detect_format(name: &str, text: &str) -> Format {
     if lower.ends_with("loader.conf") || lower.contains("loader.conf.d") {
         return Format::Loader;
     }
+    if lower.ends_with("tuned.conf") || text.lines().any(|l| l.trim() == "[sysctl]") {
+        return Format::Tuned;
+    }
     let lines: Vec<&str> = text
         .lines()
         .map(str::trim)
@@ -134,6 +140,7 @@ pub fn parse(source: &str, text: &str, format: Format) -> Parsed {
         syntax: Vec::new(),
     };
     let mut reg_section_ok = true;
+    let mut tuned_section = String::new();
     for (i, raw) in text.lines().enumerate() {
         let location = Location {
             source: source.to_string(),
@@ -148,6 +155,14 @@ pub fn parse(source: &str, text: &str, format: Format) -> Parsed {
             Format::Dump => parse_dump_line(line),
             Format::Loader => parse_loader_line(line),
             Format::Reg => parse_reg_line(line, &mut reg_section_ok),
+            Format::Tuned => match line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+                Some(section) => {
+                    tuned_section = section.trim().to_string();
+                    LineResult::Skip
+                }
+                None if tuned_section == "sysctl" => parse_sysctl_line(line, format),
+                None => LineResult::Skip,
+            },
         };
         match result {
             LineResult::Entry(mut e) => {
@@ -176,6 +191,7 @@ fn syntax_source(format: Format) -> &'static str {
         Format::Loader => "FreeBSD loader.conf(5)",
         Format::Dump => "sysctl(8)",
         Format::Reg => "Windows Registry Editor file format",
+        Format::Tuned => "tuned.conf(5)",
     }
 }
 
@@ -320,6 +336,7 @@ pub fn detect_os(entries: &[Entry], format: Format) -> Option<Os> {
     match format {
         Format::Reg => return Some(Os::Windows),
         Format::Loader => return Some(Os::Freebsd),
+        Format::Tuned => return Some(Os::Linux),
         _ => {}
     }
     let linux_prefix = [

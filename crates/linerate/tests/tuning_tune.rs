@@ -82,6 +82,28 @@ fn tuned_and_sysctl_d_carry_the_same_settings() {
             .collect()
     };
     assert_eq!(kv(&sysctl_d, " = "), kv(&tuned, "="));
+    // And the tuned profile lints clean for the same inputs.
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.path().join("tuned.conf");
+    std::fs::write(&path, &tuned).unwrap_or_else(|e| panic!("{e}"));
+    let p = path.display().to_string();
+    let mut lint = vec![
+        "lint",
+        p.as_str(),
+        "--rate",
+        "10G",
+        "--rtt",
+        "80ms",
+        "--fail-on",
+        "warning",
+        "--json",
+    ];
+    lint.extend_from_slice(&FIXED);
+    let out = linerate(&lint);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    assert_eq!(out.status.code(), Some(0), "{json}");
+    assert_eq!(json["files"][0]["format"], "tuned");
+    assert_eq!(json["files"][0]["entries"], kv(&tuned, "=").len());
 }
 
 #[test]

@@ -123,3 +123,19 @@ fn utf16_registry_exports_are_decoded() {
     assert_eq!(decode("\u{feff}a=1".as_bytes()), "a=1");
     assert_eq!(decode(b"a=\xff"), "a=\u{fffd}");
 }
+
+#[test]
+fn tuned_profiles_contribute_their_sysctl_section() {
+    let text = "[main]\nsummary=x\ninclude=throughput-performance\n\n[sysctl]\n# c\nnet.ipv4.tcp_rmem=4096 131072 16777216\n[vm]\ntransparent_hugepages=never\n";
+    assert_eq!(
+        detect_format("/etc/tuned/x/tuned.conf", text),
+        Format::Tuned
+    );
+    let p = parse("tuned.conf", text, Format::Tuned);
+    assert_eq!(
+        keys(&p),
+        vec![("net.ipv4.tcp_rmem", "4096 131072 16777216", 7)]
+    );
+    assert!(p.syntax.is_empty());
+    assert_eq!(detect_os(&p.entries, Format::Tuned), Some(Os::Linux));
+}

@@ -22,13 +22,13 @@ use report::{FailOn, Summary};
     after_help = "Exit status: 0 nothing at or above --fail-on, 1 findings, 2 usage or I/O error."
 )]
 pub struct Args {
-    /// Files to check (sysctl.conf, sysctl.d/*.conf, loader.conf, `sysctl -a` output, .reg)
+    /// Files to check (sysctl.conf, sysctl.d/*.conf, loader.conf, tuned.conf, `sysctl -a` output, .reg)
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Target OS: linux, freebsd, openbsd, windows (default: detected from the keys)
     #[arg(long)]
     pub os: Option<Os>,
-    /// File grammar: sysctl, loader, dump, reg (default: detected)
+    /// File grammar: sysctl, loader, dump, reg, tuned (default: detected)
     #[arg(long)]
     pub format: Option<Format>,
     /// Target kernel/OS version whose defaults apply (default: the catalogue's, Linux 6.18,
