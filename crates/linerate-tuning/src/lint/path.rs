@@ -58,11 +58,17 @@ pub(crate) fn check(st: &State<'_>, out: &mut Vec<Finding>) {
         };
         let have = eff.value.numbers().get(index).copied().unwrap_or(0);
         if (have.max(0) as u64) < need {
+            // The fix is what `tune` would set: 2 × BDP as a power of two (≤ 1 GiB), doubled
+            // for maxsockbuf, which also pays for mbuf overhead.
+            let target = formula::next_pow2(bdp.bytes().saturating_mul(2)).min(formula::MAX_WINDOW);
+            let target = if key == "kern.ipc.maxsockbuf" {
+                target * 2
+            } else {
+                target
+            };
             let fix = match eff.value.as_ints() {
-                Some(v) if v.len() == 3 => {
-                    Fix::Set(format!("{} {} {}", v[0], v[1], formula::next_pow2(need)))
-                }
-                _ => Fix::Set(formula::next_pow2(need).to_string()),
+                Some(v) if v.len() == 3 => Fix::Set(format!("{} {} {target}", v[0], v[1])),
+                _ => Fix::Set(target.to_string()),
             };
             out.push(about(
                 "path-too-small",
