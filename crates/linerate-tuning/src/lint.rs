@@ -156,9 +156,10 @@ pub(crate) fn about(
     )
 }
 
-/// Human byte counts for messages: `1000000 (976.6 KiB)`.
-pub(crate) fn bytes(n: i64) -> String {
-    let n = n.max(0) as u64;
+/// Human byte counts for messages: `100 MB`, `32 MiB`, `2.4 MiB`. Takes any integer; negative
+/// counts print as 0.
+pub(crate) fn bytes(n: impl Into<i128>) -> String {
+    let n = u64::try_from(n.into().max(0)).unwrap_or(u64::MAX);
     let s = linerate_units::ByteSize::from_bytes(n);
     let exact = s.to_string();
     // Short exact forms read best (`100 MB`, `32 MiB`); long ones are rounded (`2.4 MiB`).

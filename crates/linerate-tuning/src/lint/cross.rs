@@ -200,7 +200,7 @@ fn freebsd(st: &State<'_>, out: &mut Vec<Finding>) {
                 };
                 out.push(about("inconsistent", Severity::Warning, k, eff,
                     format!("kern.ipc.maxsockbuf {} is below {key} {}: autotuning stops at maxsockbuf (less mbuf overhead)", bytes(m), bytes(b)),
-                    Fix::Set((b * 2).to_string()), st.cat.get(k)));
+                    Fix::Set(b.saturating_mul(2).to_string()), st.cat.get(k)));
             }
         }
     }
@@ -254,9 +254,9 @@ fn freebsd(st: &State<'_>, out: &mut Vec<Finding>) {
         if let Some(n) = h.value.as_int().filter(|_| h.set) {
             let cost = n.saturating_mul(80);
             let (sev, extra) = match st.ctx.ram {
-                Some(ram) if cost as u64 * 8 > ram.bytes() => (
+                Some(ram) if (cost.max(0) as u64).saturating_mul(8) > ram.bytes() => (
                     Severity::Warning,
-                    format!(", over 1/8 of the {} of RAM", bytes(ram.bytes() as i64)),
+                    format!(", over 1/8 of the {} of RAM", bytes(ram.bytes())),
                 ),
                 _ => (Severity::Info, String::new()),
             };

@@ -461,17 +461,17 @@ fn autosized(
     if knob.unit == Unit::Pages {
         if let Some(max) = value.as_ints().and_then(|v| v.last().copied()) {
             let mem = (max.max(0) as u64).saturating_mul(ctx.page_size.bytes());
-            let memtxt = bytes(mem.min(i64::MAX as u64) as i64);
+            let memtxt = bytes(mem);
             match ctx.ram {
                 Some(ram) if mem >= ram.bytes() => {
                     out.push(finding("unit-error", Severity::Error, loc, key, Some(&e.value),
-                        format!("{key} is in pages: max {max} pages × {} = {memtxt}, more than the {} of RAM, so memory pressure never starts", bytes(ctx.page_size.bytes() as i64), bytes(ram.bytes() as i64)),
+                        format!("{key} is in pages: max {max} pages × {} = {memtxt}, more than the {} of RAM, so memory pressure never starts", bytes(ctx.page_size.bytes()), bytes(ram.bytes())),
                         Fix::Remove, &knob.source));
                     return;
                 }
-                Some(ram) if mem * 2 > ram.bytes() => {
+                Some(ram) if mem.saturating_mul(2) > ram.bytes() => {
                     out.push(finding("unit-error", Severity::Warning, loc, key, Some(&e.value),
-                        format!("{key} is in pages: max {max} pages = {memtxt}, over half of the {} of RAM", bytes(ram.bytes() as i64)),
+                        format!("{key} is in pages: max {max} pages = {memtxt}, over half of the {} of RAM", bytes(ram.bytes())),
                         Fix::Remove, &knob.source));
                     return;
                 }
@@ -492,7 +492,7 @@ fn autosized(
         ("net.ipv4.udp_mem", Some(ram)) => Some(
             formula::linux_tcp_mem_auto(ram, ctx.page_size)
                 .iter()
-                .map(|v| v * 2)
+                .map(|v| v.saturating_mul(2))
                 .collect(),
         ),
         ("kern.ipc.nmbclusters", Some(ram)) => Some(vec![formula::freebsd_nmbclusters_auto(ram)]),
@@ -514,7 +514,7 @@ fn autosized(
                 Some(&e.value),
                 format!(
                     "less than half of what the kernel computes for {} of RAM ({})",
-                    bytes(ctx.ram.map_or(0, |r| r.bytes() as i64)),
+                    bytes(ctx.ram.map_or(0, |r| r.bytes())),
                     autotxt.join(" ")
                 ),
                 Fix::Remove,

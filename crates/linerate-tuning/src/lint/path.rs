@@ -13,7 +13,7 @@ pub(crate) fn check(st: &State<'_>, out: &mut Vec<Finding>) {
         return;
     }
     let (rate, rtt) = (ctx.rate.unwrap_or_default(), ctx.rtt.unwrap_or_default());
-    let path = format!("{rate} × {rtt} = BDP {}", bytes(bdp.bytes() as i64));
+    let path = format!("{rate} × {rtt} = BDP {}", bytes(bdp.bytes()));
     let needs: Vec<(&str, usize, u64, &str)> = match ctx.os {
         Os::Linux => vec![
             (
@@ -75,7 +75,7 @@ pub(crate) fn check(st: &State<'_>, out: &mut Vec<Finding>) {
                 Severity::Warning,
                 key,
                 &eff,
-                format!("caps buffers at {} but {path} needs {} ({why}); one connection cannot fill the path", bytes(have), bytes(need as i64)),
+                format!("caps buffers at {} but {path} needs {} ({why}); one connection cannot fill the path", bytes(have), bytes(need)),
                 fix,
                 st.cat.get(key),
             ));
@@ -89,7 +89,7 @@ pub(crate) fn check(st: &State<'_>, out: &mut Vec<Finding>) {
                     Severity::Warning,
                     "netsh.autotuninglevel",
                     &eff,
-                    format!("level {} scales the window to at most {} but {path}; only `experimental` (scale 14) reaches it", eff.value, bytes(formula::WINDOWS_NORMAL_WINDOW as i64)),
+                    format!("level {} scales the window to at most {} but {path}; only `experimental` (scale 14) reaches it", eff.value, bytes(formula::WINDOWS_NORMAL_WINDOW)),
                     Fix::Set("experimental".into()),
                     st.cat.get("netsh.autotuninglevel"),
                 ));

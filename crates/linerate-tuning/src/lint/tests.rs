@@ -86,3 +86,65 @@ fn keys_of_another_os_are_named_as_such() {
     assert_eq!(f[0].rule, "unknown-key");
     assert!(f[0].why.contains("freebsd setting"), "{}", f[0].why);
 }
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn line() -> impl Strategy<Value = String> {
+        let keys = prop::sample::select(vec![
+            "net.ipv4.tcp_rmem",
+            "net.ipv4.tcp_mem",
+            "net.core.rmem_default",
+            "net.core.netdev_max_backlog",
+            "kern.ipc.maxsockbuf",
+            "net.inet.tcp.cc.algorithm",
+            "net.pf.states_hashsize",
+            "TcpWindowSize",
+            "net.ipv4.conf.eth0.rp_filter",
+            "net.ipv4.ip_local_port_range",
+            "x",
+            "",
+            "net.inet.tcp.recvbuf_max",
+            "net.inet.tcp.sendspace",
+            "net.ipv4.tcp_wmem",
+            "net.inet.tcp.msl",
+            "net.link.ifqmaxlen",
+            "hw.cxgbe.nrxq",
+            "net.core.optmem_max",
+            "net.inet.tcp.tcbhashsize",
+            "net.ipv4.neigh.default.gc_thresh1",
+            "net.ipv4.ipfrag_low_thresh",
+            "net.ipv4.udp_mem",
+        ]);
+        let values = prop_oneof![
+            any::<i64>().prop_map(|n| n.to_string()),
+            (any::<i64>(), any::<i64>(), any::<i64>()).prop_map(|(a, b, c)| format!("{a} {b} {c}")),
+            "[ -~]{0,20}",
+        ];
+        (keys, "[ =:\"#;-]{0,3}", values).prop_map(|(k, sep, v)| format!("{k}{sep}{v}"))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+        #[test]
+        fn any_file_any_os(lines in prop::collection::vec(line(), 0..12), rate in any::<u64>(), ram in any::<u64>(), rtt_us in any::<u32>(), mtu in 0u32..70_000) {
+            let text = lines.join("\n");
+            for format in [Format::Sysctl, Format::Loader, Format::Dump, Format::Reg, Format::Tuned] {
+                let parsed = parse("p", &text, format);
+                for os in Os::ALL {
+                    let mut ctx = Context::new(os);
+                    ctx.rate = Some(linerate_units::BitRate::from_bps(rate));
+                    ctx.rtt = Some(linerate_units::Duration::from(std::time::Duration::from_micros(u64::from(rtt_us))));
+                    ctx.mtu = mtu;
+                    ctx.ram = Some(linerate_units::ByteSize::from_bytes(ram));
+                    ctx.cores = Some(0);
+                    for mode in [Mode::Files, Mode::Live] {
+                        let _ = lint(&parsed.entries, &ctx, mode);
+                    }
+                    let _ = crate::profile::generate(&ctx);
+                }
+            }
+        }
+    }
+}

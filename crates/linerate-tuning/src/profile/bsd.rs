@@ -8,7 +8,7 @@ use crate::profile::{Profile, Target};
 
 pub(crate) fn freebsd(p: &mut Profile) {
     let bdp = p.bdp.bytes();
-    let bdp_txt = bytes(bdp as i64);
+    let bdp_txt = bytes(bdp);
     let buf_needed = p.role.terminates_tcp()
         && formula::next_pow2(bdp.saturating_mul(2)) as i64
             > p.default_numbers("net.inet.tcp.recvbuf_max")
@@ -41,7 +41,7 @@ pub(crate) fn freebsd(p: &mut Profile) {
         p.notes.push(format!(
             "socket buffers: {} (role {}) fits the default autotuning maxima; left alone",
             if p.role.terminates_tcp() {
-                format!("2 × BDP = {}", bytes((bdp * 2) as i64))
+                format!("2 × BDP = {}", bytes(bdp.saturating_mul(2)))
             } else {
                 "no local bulk TCP".into()
             },
@@ -104,7 +104,7 @@ pub(crate) fn freebsd(p: &mut Profile) {
                 let states = flows.saturating_mul(2);
                 let hash = formula::next_pow2(states.saturating_mul(3));
                 p.set(Target::Loader, "net.pf.states_hashsize", hash, Severity::Warning,
-                    format!("3 × states, states = 2 × {flows} flows (one UDP flow is 2 pf states) → power of two; costs {} (80 bytes per bucket)", bytes((hash * 80) as i64)));
+                    format!("3 × states, states = 2 × {flows} flows (one UDP flow is 2 pf states) → power of two; costs {} (80 bytes per bucket)", bytes(hash.saturating_mul(80))));
                 p.set(
                     Target::Command,
                     "pf.conf",
@@ -143,6 +143,6 @@ pub(crate) fn openbsd(p: &mut Profile) {
     }
     p.notes.push(format!(
         "TCP buffers autoscale on OpenBSD (net.inet.tcp.recvspace/sendspace were removed); BDP {} needs no sysctl",
-        bytes(p.bdp.bytes() as i64)
+        bytes(p.bdp.bytes())
     ));
 }

@@ -11,7 +11,7 @@ pub(crate) fn generate(p: &mut Profile) {
     let rate = c.rate.unwrap_or_default();
     let rtt = c.rtt.unwrap_or_default();
     let bdp = p.bdp.bytes();
-    let bdp_txt = bytes(bdp as i64);
+    let bdp_txt = bytes(bdp);
 
     if p.role.terminates_tcp() {
         // Receive: 2 × BDP, a power of two, never below the kernel's default nor above 1 GiB.
@@ -48,7 +48,7 @@ pub(crate) fn generate(p: &mut Profile) {
         if bdp > iw {
             p.set(Target::Sysctl, "net.ipv4.tcp_slow_start_after_idle", 0, Severity::Info,
                 format!("BDP {bdp_txt} > initial window 10 × MSS = {}: restarting slow start after idle costs about {:.0} RTTs of {rtt} per burst",
-                    bytes(iw as i64), (bdp as f64 / iw as f64).log2().ceil()));
+                    bytes(iw), (bdp as f64 / iw as f64).log2().ceil()));
         }
         if rtt.as_secs_f64() >= 0.010 {
             p.set(Target::Sysctl, "net.ipv4.tcp_mtu_probing", 1, Severity::Info,
@@ -69,14 +69,14 @@ pub(crate) fn generate(p: &mut Profile) {
         let drain_1ms = (rate.bytes_per_sec() / 1000.0) as u64;
         let lowat = formula::next_pow2(drain_1ms.max(131_072));
         p.set(Target::Sysctl, "net.ipv4.tcp_notsent_lowat", lowat, Severity::Info,
-            format!("unsent data per socket ≤ what {rate} drains in 1 ms ({}), at least 128 KiB (tuned), → power of two: keeps send queues short for many connections", bytes(drain_1ms as i64)));
+            format!("unsent data per socket ≤ what {rate} drains in 1 ms ({}), at least 128 KiB (tuned), → power of two: keeps send queues short for many connections", bytes(drain_1ms)));
     }
 
     // Per-CPU backlog: 1 ms of line-rate MTU frames, a power of two, never below the default.
     let pps = formula::mtu_frames_per_second(rate, c.mtu);
     let backlog = formula::next_pow2((pps / 1000.0).ceil() as u64);
     let backlog_d = max_or(&p.default_numbers("net.core.netdev_max_backlog"));
-    if backlog as i64 > backlog_d {
+    if i64::try_from(backlog).unwrap_or(i64::MAX) > backlog_d {
         p.set(Target::Sysctl, "net.core.netdev_max_backlog", backlog, Severity::Info,
             format!("1 ms of {rate} in {}-byte frames = {:.0} packets → power of two (drains in ≤ 2 ms, no bufferbloat)", c.mtu, pps / 1000.0));
     } else {
@@ -126,7 +126,7 @@ fn conntrack(p: &mut Profile) {
             formula::next_pow2(ram.bytes() / 64 / ENTRY_BYTES),
             format!(
                 "no --flows: RAM {} / 64 for state at ~{ENTRY_BYTES} bytes per entry → power of two",
-                bytes(ram.bytes() as i64)
+                bytes(ram.bytes())
             ),
         ),
         (None, None) => {
@@ -140,6 +140,9 @@ fn conntrack(p: &mut Profile) {
         "net.netfilter.nf_conntrack_max",
         n,
         Severity::Warning,
-        format!("{why}; costs about {}", bytes((n * ENTRY_BYTES) as i64)),
+        format!(
+            "{why}; costs about {}",
+            bytes(n.saturating_mul(ENTRY_BYTES))
+        ),
     );
 }

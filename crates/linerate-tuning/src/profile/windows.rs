@@ -21,8 +21,8 @@ pub(crate) fn generate(p: &mut Profile) {
             Severity::Warning,
             format!(
                 "BDP {} vs {} reachable at level normal (65535 × 2^8): {}",
-                bytes(bdp as i64),
-                bytes(formula::WINDOWS_NORMAL_WINDOW as i64),
+                bytes(bdp),
+                bytes(formula::WINDOWS_NORMAL_WINDOW),
                 if level == "normal" {
                     "normal suffices"
                 } else {

@@ -40,8 +40,8 @@ pub struct Args {
     /// Target kernel/OS version (default: the running kernel for --os linux, else the catalogue's)
     #[arg(long, value_name = "VERSION")]
     pub kernel: Option<Version>,
-    /// Link MTU in bytes
-    #[arg(long, default_value_t = 1500)]
+    /// Link MTU in bytes (68-65535)
+    #[arg(long, default_value_t = 1500, value_parser = clap::value_parser!(u32).range(68..=65535))]
     pub mtu: u32,
     /// Concurrent flows a firewall must track (sizes conntrack / pf states)
     #[arg(long)]
