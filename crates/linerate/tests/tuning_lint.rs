@@ -391,3 +391,33 @@ fn regedit_utf16_exports_and_forced_os() {
     );
     assert_eq!(out.status.code(), Some(1));
 }
+
+#[test]
+fn a_directory_stands_for_its_conf_files_in_order() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("20-b.conf"), "net.ipv4.tcp_sack = 0\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        dir.path().join("10-a.conf"),
+        "net.ipv4.tcp_timestamps = 0\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("README"), "not a conf file\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (code, f, json) = lint_json(&[&dir.path().display().to_string()]);
+    assert_eq!(code, 1);
+    assert_eq!(json["files"].as_array().map(Vec::len), Some(2));
+    assert!(
+        json["files"][0]["path"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("10-a.conf")
+    );
+    assert!(
+        has(&f, "harmful", "net.ipv4.tcp_timestamps", 1)
+            && has(&f, "harmful", "net.ipv4.tcp_sack", 1)
+    );
+    let empty = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let out = linerate(&["lint", &empty.path().display().to_string()]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -22,7 +22,8 @@ use report::{FailOn, Summary};
     after_help = "Exit status: 0 nothing at or above --fail-on, 1 findings, 2 usage or I/O error."
 )]
 pub struct Args {
-    /// Files to check (sysctl.conf, sysctl.d/*.conf, loader.conf, tuned.conf, `sysctl -a` output, .reg)
+    /// Files to check (sysctl.conf, sysctl.d/*.conf, loader.conf, tuned.conf, `sysctl -a` output,
+    /// .reg); a directory stands for its *.conf files
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
     /// Target OS: linux, freebsd, openbsd, windows (default: detected from the keys)
@@ -80,7 +81,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut files = Vec::new();
     let mut groups: BTreeMap<(Os, bool), Vec<Entry>> = BTreeMap::new();
     let mut findings = Vec::new();
-    for path in &args.files {
+    for path in expand(&args.files)? {
+        let path = &path;
         let name = path.display().to_string();
         let bytes = std::fs::read(path).with_context(|| format!("cannot read {name}"))?;
         let text = parse::decode(&bytes);
@@ -137,6 +139,29 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Directories (like /etc/sysctl.d) stand for their `*.conf` files in name order, the order
+/// sysctl --system applies them in.
+fn expand(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for path in paths {
+        if !path.is_dir() {
+            out.push(path.clone());
+            continue;
+        }
+        let mut confs: Vec<PathBuf> = std::fs::read_dir(path)
+            .with_context(|| format!("cannot read directory {}", path.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "conf") && p.is_file())
+            .collect();
+        confs.sort();
+        if confs.is_empty() {
+            bail!("{}: no *.conf files in this directory", path.display());
+        }
+        out.extend(confs);
+    }
+    Ok(out)
 }
 
 fn context(args: &Args, os: Os) -> Context {
