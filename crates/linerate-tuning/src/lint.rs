@@ -2,6 +2,7 @@
 //! [`Context`] and return [`Finding`]s. Per-setting rules live in `lint/entry.rs`, rules that
 //! relate several settings in `lint/cross.rs`, and rules about the stated path in `lint/path.rs`.
 
+mod capacity;
 mod cross;
 mod entry;
 mod path;
