@@ -1,0 +1,78 @@
+//! One data set: its values sorted ascending, plus their sum in input order (ministat's mean
+//! divides that sum by n, so keeping it makes the printed mean match to the last digit).
+
+use crate::summary::Summary;
+
+/// A data set ready for statistics: sorted values and their input-order sum.
+///
+/// Sorting is in place (no copy), so a 10-million-value set costs its 80 MB once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sample {
+    sorted: Vec<f64>,
+    sum: f64,
+}
+
+impl Sample {
+    /// Takes the values in input order, sums them in that order, then sorts them.
+    ///
+    /// NaN values are kept and sort to the ends (by sign); they make the statistics NaN.
+    #[must_use]
+    pub fn new(mut values: Vec<f64>) -> Self {
+        let sum = values.iter().sum();
+        values.sort_unstable_by(f64::total_cmp);
+        Self {
+            sorted: values,
+            sum,
+        }
+    }
+
+    /// The values, ascending.
+    #[must_use]
+    pub fn sorted(&self) -> &[f64] {
+        &self.sorted
+    }
+
+    /// The number of values.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.sorted.len()
+    }
+
+    /// Whether there are no values.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.sorted.is_empty()
+    }
+
+    /// The sum of the values, added in input order.
+    #[must_use]
+    pub fn sum(&self) -> f64 {
+        self.sum
+    }
+
+    /// The descriptive statistics.
+    #[must_use]
+    pub fn summary(&self) -> Summary {
+        Summary::of_sorted(&self.sorted, self.sum)
+    }
+}
+
+impl From<Vec<f64>> for Sample {
+    fn from(values: Vec<f64>) -> Self {
+        Self::new(values)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sorts_and_keeps_input_order_sum() {
+        let sample = Sample::new(vec![3.0, -1.0, 2.0]);
+        assert_eq!(sample.sorted(), &[-1.0, 2.0, 3.0]);
+        assert_eq!(sample.sum(), 4.0);
+        assert_eq!(sample.len(), 3);
+        assert!(!sample.is_empty());
+    }
+}
