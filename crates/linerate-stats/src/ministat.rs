@@ -6,7 +6,9 @@
 //! where sets x and + coincide prints as `*`, the third set's symbol). Widths that crash
 //! ministat (1) or draw nothing (0) give a frame without a crash.
 
-use std::fmt::Write as _;
+mod plot;
+
+use std::io::{self, Write};
 
 use crate::Sample;
 use crate::cfmt::format_g_width;
@@ -133,33 +135,52 @@ pub fn compare_sets(
 }
 
 /// Renders ministat's whole output for `sets` (1 to [`MAX_SETS`]; more are rendered too, but
-/// their plot symbols repeat).
+/// their plot symbols repeat) as a `String`.
 #[must_use]
 pub fn render(sets: &[Dataset<'_>], options: &Options) -> String {
+    let mut out = Vec::new();
+    // Writing to a Vec cannot fail.
+    let _ = write(&mut out, sets, options);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Writes ministat's whole output for `sets` to `out` as it is produced (the plot of ten
+/// million points has a million rows; nothing holds them all).
+///
+/// # Errors
+/// Whatever writing to `out` returns.
+pub fn write(out: &mut impl Write, sets: &[Dataset<'_>], options: &Options) -> io::Result<()> {
     let summaries: Vec<Summary> = sets.iter().map(|set| set.sample.summary()).collect();
-    let mut out = String::new();
     if !options.quiet {
         for (index, set) in sets.iter().enumerate() {
-            let _ = writeln!(out, "{} {}", symbol(index + 1), set.name);
+            writeln!(out, "{} {}", symbol(index + 1), set.name)?;
         }
     }
     if options.plot {
-        out.push_str(&render_plot(sets, &summaries, options));
-    }
-    if !options.quiet {
-        out.push_str(TABLE_HEADER);
-    }
-    let Some(first) = sets.first() else {
-        return out;
-    };
-    for (index, (set, summary)) in sets.iter().zip(&summaries).enumerate() {
-        out.push_str(&table_row(index, summary));
-        if index > 0 && options.compare {
-            let outcome = compare_sets(first.sample, set.sample, options.confidence, options.test);
-            out.push_str(&outcome.verdict());
+        let layers: Vec<(&[f64], &Summary)> = sets
+            .iter()
+            .zip(&summaries)
+            .map(|(set, summary)| (set.sample.sorted(), summary))
+            .collect();
+        match plot::build(&layers, options.width, options.separate_bars) {
+            Some(plot) => plot.write(out)?,
+            None => out.write_all(b"[no plot, span is zero width]\n")?,
         }
     }
-    out
+    if !options.quiet {
+        out.write_all(TABLE_HEADER.as_bytes())?;
+    }
+    let Some(first) = sets.first() else {
+        return Ok(());
+    };
+    for (index, (set, summary)) in sets.iter().zip(&summaries).enumerate() {
+        out.write_all(table_row(index, summary).as_bytes())?;
+        if index > 0 && options.compare {
+            let outcome = compare_sets(first.sample, set.sample, options.confidence, options.test);
+            out.write_all(outcome.verdict().as_bytes())?;
+        }
+    }
+    Ok(())
 }
 
 /// The table header line.
@@ -187,163 +208,6 @@ pub fn table_row(index: usize, summary: &Summary) -> String {
 fn symbol(value: usize) -> char {
     char::from(SYMBOLS[value % SYMBOLS.len()])
 }
-
-/// C's `(int)` conversion of a double as x86 performs it for in-range values; NaN maps to 0.
-fn cell(value: f64) -> i64 {
-    value as i64
-}
-
-/// The plot frame with points and bars, or ministat's zero-span notice.
-fn render_plot(sets: &[Dataset<'_>], summaries: &[Summary], options: &Options) -> String {
-    let width = options.width;
-    // ministat starts from ±999e99, so values beyond that never move the edges.
-    let (mut min, mut max) = (999e99_f64, -999e99_f64);
-    for s in summaries {
-        for value in [s.min, s.max, s.mean - s.stddev, s.mean + s.stddev] {
-            if value < min {
-                min = value;
-            }
-            if value > max {
-                max = value;
-            }
-        }
-    }
-    let span = max - min;
-    if span == 0.0 {
-        return "[no plot, span is zero width]\n".to_owned();
-    }
-    let dx = span / (width as f64 - 1.0);
-    let x0 = min - 0.5 * dx;
-    let column = |value: f64| cell((value - x0) / dx);
-
-    let mut grid = Grid::new(width);
-    let mut bars: Vec<Option<Vec<u8>>> = vec![None; sets.len()];
-    for (index, (set, summary)) in sets.iter().zip(summaries).enumerate() {
-        let value = u8::try_from(index + 1).unwrap_or(u8::MAX) & 7;
-        grid.plot(set.sample.sorted(), value, &column);
-        let bar_index = if options.separate_bars { index } else { 0 };
-        let bar = bars[bar_index].get_or_insert_with(|| vec![0; width]);
-        draw_bar(bar, summary, &column);
-    }
-
-    let mut out = String::new();
-    let frame = format!("+{}+\n", "-".repeat(width));
-    out.push_str(&frame);
-    grid.dump(&mut out);
-    for bar in bars.iter().flatten() {
-        out.push('|');
-        out.extend(
-            bar.iter()
-                .map(|&b| if b == 0 { ' ' } else { char::from(b) }),
-        );
-        out.push_str("|\n");
-    }
-    out.push_str(&frame);
-    out
-}
-
-/// Writes `mark` into `bar` at `index` when it lies inside (ministat writes unchecked).
-fn put(bar: &mut [u8], index: i64, mark: u8) {
-    if let Some(slot) = usize::try_from(index).ok().and_then(|i| bar.get_mut(i)) {
-        *slot = mark;
-    }
-}
-
-/// The `|____M___A____|` line: stddev edges, underscores between (not over earlier marks),
-/// then the median and the mean, the mean winning a shared cell.
-fn draw_bar(bar: &mut [u8], summary: &Summary, column: &impl Fn(f64) -> i64) {
-    let (mean, sd) = (summary.mean, summary.stddev);
-    if !sd.is_nan() {
-        let left = column(mean - sd);
-        let right = column(mean + sd);
-        put(bar, right, b'|');
-        put(bar, left, b'|');
-        let start = usize::try_from(left.saturating_add(1)).unwrap_or(0);
-        let end = usize::try_from(right).unwrap_or(0).min(bar.len());
-        for slot in bar.iter_mut().take(end).skip(start) {
-            if *slot == 0 {
-                *slot = b'_';
-            }
-        }
-    }
-    put(bar, column(summary.median), b'M');
-    put(bar, column(mean), b'A');
-}
-
-/// The point rows. Row j (1-based, bottom up) of a cell holds the j-th point falling in it.
-struct Grid {
-    width: usize,
-    /// Rows × width cells, row 0 unused, as ministat allocates them.
-    cells: Vec<u8>,
-    /// ministat's "height": rows + 1, taken from the LAST set plotted.
-    height: usize,
-}
-
-impl Grid {
-    fn new(width: usize) -> Self {
-        Self {
-            width,
-            cells: Vec::new(),
-            height: 0,
-        }
-    }
-
-    fn plot(&mut self, sorted: &[f64], value: u8, column: &impl Fn(f64) -> i64) {
-        // Tallest stack of this set (consecutive sorted points in one cell).
-        let mut tallest = 1_usize;
-        let mut previous = -1_i64;
-        let mut run = 0_usize;
-        for &point in sorted {
-            let x = column(point);
-            if x == previous {
-                run += 1;
-                tallest = tallest.max(run);
-            } else {
-                run = 1;
-                previous = x;
-            }
-        }
-        let rows = tallest + 1;
-        if rows > self.height {
-            // realloc keeps what fits; the new rows above the old height are cleared.
-            self.cells.resize(self.width * rows, 0);
-            self.cells.truncate(self.width * rows);
-            for cell in &mut self.cells[self.height * self.width..] {
-                *cell = 0;
-            }
-        }
-        self.height = rows;
-        previous = -1;
-        for &point in sorted {
-            let x = column(point);
-            if x == previous {
-                run += 1;
-            } else {
-                run = 1;
-                previous = x;
-            }
-            if let Ok(x) = usize::try_from(x) {
-                if x < self.width {
-                    if let Some(cell) = self.cells.get_mut(run * self.width + x) {
-                        *cell |= value;
-                    }
-                }
-            }
-        }
-    }
-
-    fn dump(&self, out: &mut String) {
-        for row in (1..self.height).rev() {
-            out.push('|');
-            let start = row * self.width;
-            for &cell in self.cells.get(start..start + self.width).unwrap_or(&[]) {
-                out.push(char::from(SYMBOLS[usize::from(cell & 7)]));
-            }
-            out.push_str("|\n");
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

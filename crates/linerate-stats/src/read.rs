@@ -77,6 +77,8 @@ pub fn read_values<R: Read>(mut input: R, format: &Format) -> Result<Vec<f64>, R
             }
             return Ok(values);
         }
+        // NUL bytes are rare: look for them once per chunk, not once per line.
+        parser.check_nul = memchr::memchr(0, &buffer[..filled + read]).is_some();
         filled += read;
         let mut start = 0;
         while let Some(end) = memchr::memchr(b'\n', &buffer[start..filled]) {
@@ -94,6 +96,8 @@ pub fn read_values<R: Read>(mut input: R, format: &Format) -> Result<Vec<f64>, R
 
 /// Parses one line at a time, counting lines.
 struct LineParser {
+    /// Whether the unparsed bytes may hold a NUL (which ends a line early, as in C).
+    check_nul: bool,
     column: usize,
     is_delimiter: [bool; 256],
     line: u64,
@@ -106,6 +110,7 @@ impl LineParser {
             is_delimiter[usize::from(byte)] = true;
         }
         Self {
+            check_nul: true,
             column: format.column,
             is_delimiter,
             line: 0,
@@ -115,7 +120,7 @@ impl LineParser {
     /// Handles one line (without its `\n`), pushing its value if it has one.
     fn line(&mut self, line: &[u8], values: &mut Vec<f64>) -> Result<(), ReadError> {
         self.line += 1;
-        let line = match memchr::memchr(0, line) {
+        let line = match self.check_nul.then(|| memchr::memchr(0, line)).flatten() {
             Some(nul) => &line[..nul],
             None => line,
         };
@@ -170,9 +175,55 @@ fn is_c_space(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
 }
 
+/// Exact powers of ten (10²² is the largest exactly representable one).
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// The common case, `[-+]digits[.digits]` with few digits, without the general parser: when
+/// the digits form an integer m ≤ 2⁵³ and there are k ≤ 22 decimals, m / 10ᵏ is a single
+/// correctly rounded IEEE division of two exact values (Clinger's fast path), so the result is
+/// the same as `strtod`'s.
+fn parse_simple_decimal(token: &[u8]) -> Option<f64> {
+    let (negative, digits) = match token.first()? {
+        b'-' => (true, &token[1..]),
+        b'+' => (false, &token[1..]),
+        _ => (false, token),
+    };
+    let mut mantissa: u64 = 0;
+    let mut count = 0_usize;
+    let mut decimals = 0_usize;
+    let mut seen_point = false;
+    for &byte in digits {
+        match byte {
+            b'0'..=b'9' => {
+                mantissa = mantissa * 10 + u64::from(byte - b'0');
+                count += 1;
+                if seen_point {
+                    decimals += 1;
+                }
+                if count > 15 {
+                    return None;
+                }
+            }
+            b'.' if !seen_point => seen_point = true,
+            _ => return None,
+        }
+    }
+    if count == 0 {
+        return None;
+    }
+    let magnitude = mantissa as f64 / POW10[decimals];
+    Some(if negative { -magnitude } else { magnitude })
+}
+
 /// Parses a whole token as C's `strtod` would, or `None` if `strtod` would stop early.
 #[must_use]
 pub fn parse_c_double(token: &[u8]) -> Option<f64> {
+    if let Some(value) = parse_simple_decimal(token) {
+        return Some(value);
+    }
     let start = token.iter().position(|&b| !is_c_space(b))?;
     let token = &token[start..];
     // Rust's parser accepts exactly strtod's decimal, inf, infinity and nan forms; it is
@@ -395,6 +446,26 @@ mod tests {
             "", "1e", "0x", "0xp1", "0x1p", "nan(", "nan(a b)", "1,5", "infinit", "--1", "1 ",
         ] {
             assert_eq!(parse_c_double(token.as_bytes()), None, "{token:?}");
+        }
+    }
+
+    #[test]
+    fn simple_decimal_fast_path_is_exact() {
+        for text in [
+            "0.1",
+            "-0",
+            "123.456",
+            "999999999999999",
+            "0.00000000000001",
+            "5.",
+            ".5",
+        ] {
+            let expected: f64 = text.parse().unwrap_or(f64::NAN);
+            let got = parse_simple_decimal(text.as_bytes());
+            assert_eq!(got.map(f64::to_bits), Some(expected.to_bits()), "{text}");
+        }
+        for text in ["1e3", "1234567890123456", "1.2.3", "", "-", ".", "0x1"] {
+            assert_eq!(parse_simple_decimal(text.as_bytes()), None, "{text}");
         }
     }
 

@@ -7,7 +7,7 @@ mod json;
 mod options;
 
 use std::ffi::OsString;
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 use linerate_stats::ministat::{self, Dataset, Test};
@@ -107,9 +107,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.json {
         print_json(&json::report(&datasets, &settings.render))?;
     } else {
-        let text = ministat::render(&datasets, &settings.render);
-        let mut out = std::io::stdout().lock();
-        out.write_all(text.as_bytes())?;
+        // Streamed: the plot of millions of points has millions of rows.
+        let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+        ministat::write(&mut out, &datasets, &settings.render)?;
         out.flush()?;
     }
     Ok(ExitCode::SUCCESS)
