@@ -210,7 +210,7 @@ impl Plot {
                         .map(move |(x, &top)| (top, x, layer.value))
                 })
                 .collect();
-            events.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+            events.sort_unstable_by_key(|&(top, _, _)| std::cmp::Reverse(top));
             cells.fill(0);
             let mut next = 0;
             for r in (block_end..=row).rev() {
