@@ -4,6 +4,7 @@
 //! Rust's float formatting is exact (correctly rounded, ties to even), as glibc's is, so the
 //! digits agree; this module only reproduces C's choice between fixed and exponent notation,
 //! its trailing-zero removal and its `e+XX` exponent.
+#![deny(missing_docs)]
 
 /// Formats `value` like C's `%.{precision}g`.
 ///

@@ -1,6 +1,7 @@
 //! The two-sample comparison ministat makes: Student's t test with pooled variance, the
 //! difference of means with its confidence interval, and the same as a percentage of the
 //! baseline mean with current FreeBSD's ratio-aware relative error.
+#![deny(missing_docs)]
 
 use serde::{Deserialize, Serialize};
 

@@ -5,6 +5,7 @@
 //! height is the last set's stack height, so a taller stack of an earlier set is cut; a point
 //! where sets x and + coincide prints as `*`, the third set's symbol). Widths that crash
 //! ministat (1) or draw nothing (0) give a frame without a crash.
+#![deny(missing_docs)]
 
 mod plot;
 

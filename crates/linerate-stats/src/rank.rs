@@ -4,6 +4,7 @@
 //!
 //! The p-value is exact (the U distribution counted by generating function) for small sets
 //! without ties, and otherwise the normal approximation with tie and continuity corrections.
+#![deny(missing_docs)]
 
 use serde::{Deserialize, Serialize};
 

@@ -11,6 +11,7 @@
 //!
 //! The reader works on large buffers with no allocation per line, so 10 million values take
 //! well under a second.
+#![deny(missing_docs)]
 
 use std::io::{self, Read};
 

@@ -1,5 +1,6 @@
 //! One data set: its values sorted ascending, plus their sum in input order (ministat's mean
 //! divides that sum by n, so keeping it makes the printed mean match to the last digit).
+#![deny(missing_docs)]
 
 use crate::summary::Summary;
 

@@ -1,6 +1,7 @@
 //! Special functions behind Student's t: log-gamma, log-beta and the regularized incomplete
 //! beta function. Written for accuracy near double precision over the parameter ranges a
 //! t test meets (a = df/2 up to ~10⁸, b = 1/2).
+#![deny(missing_docs)]
 
 use std::f64::consts::PI;
 

@@ -1,5 +1,6 @@
 //! Student's t distribution: the CDF and exact quantiles for any (also fractional) degrees of
 //! freedom, and the confidence levels comparisons are stated at.
+#![deny(missing_docs)]
 
 use serde::{Deserialize, Serialize};
 

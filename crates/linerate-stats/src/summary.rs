@@ -1,4 +1,5 @@
 //! Descriptive statistics of one data set, computed as current FreeBSD ministat does.
+#![deny(missing_docs)]
 
 use serde::{Deserialize, Serialize};
 
@@ -6,7 +7,9 @@ use serde::{Deserialize, Serialize};
 ///
 /// - mean: the input-order sum divided by n;
 /// - variance: the sample variance (n − 1), two passes (mean first, then the squared
-///   deviations summed over the sorted values), so equal values give exactly 0;
+///   deviations summed over the sorted values): never negative, and 0 for equal values
+///   whenever their mean is exact (a one-pass formula can go negative, and Debian's 2015
+///   ministat then prints `-nan`);
 /// - median: the middle value, or for even n the mean of the two middle values (current
 ///   FreeBSD; Debian's 2015 ministat takes the upper one).
 ///

@@ -13,6 +13,7 @@
 //!
 //! linerate's own comparisons use exact quantiles ([`crate::TSource::Exact`]); this table is
 //! only for ministat compatibility ([`crate::TSource::MinistatTable`]).
+#![deny(missing_docs)]
 
 /// Largest tabulated degrees of freedom; above it the normal row is used.
 pub const MAX_TABULATED_DF: usize = 100;

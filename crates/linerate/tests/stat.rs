@@ -98,6 +98,17 @@ fn golden_cases_match_byte_for_byte() {
 }
 
 #[test]
+fn help_lists_ministat_flags() {
+    let out = Command::new(env!("CARGO_BIN_EXE_linerate"))
+        .args(["stat", "--help"])
+        .env_remove("COLUMNS")
+        .output()
+        .expect("run linerate");
+    assert!(out.status.success());
+    insta::assert_snapshot!(String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
 fn no_file_reads_stdin_named_stdin() {
     let dir = data_dir();
     let out = linerate_stat(&["-n"], &dir, Some(&dir.join("inputs/three.txt")));

@@ -17,18 +17,18 @@ use crate::output::print_json;
 /// Arguments of `linerate stat` (ministat's flags, then linerate's own).
 #[derive(Debug, clap::Args)]
 #[command(
-    about = "Summarise and compare data sets (a drop-in for FreeBSD's ministat)",
-    long_about = "Summarise and compare data sets: a drop-in for FreeBSD's ministat, with the same \
-flags, output, errors and exit codes.\n\nEach FILE holds one number per line (in column -C, \
-split by -d); '#' starts a comment. Every set after the first is compared with the first by \
-Student's t test with pooled variance (or the Mann-Whitney U test with --test mann-whitney). \
-Without FILE the data is read from standard input; '-' also names standard input.\n\nWhere \
-FreeBSD's current ministat and Debian's 2015 package differ, linerate follows FreeBSD: the \
-median of an even count is the mean of the two middle values; the relative error accounts for \
-the ratio of the means; -q exists; '-' is named '-' in the legend; a missing file exits 2 and is \
-reported before any file is read; CRLF lines are accepted.",
     after_help = "Confidence levels (-c): 80, 90, 95, 98, 99, 99.5. Exit status: 0 on success, \
-2 on bad usage, unreadable files or invalid data."
+2 on bad usage, unreadable files or invalid data.",
+    after_long_help = "Each FILE holds one number per line (in column -C, split by -d); '#' starts \
+a comment. Every set after the first is compared with the first by Student's t test with pooled \
+variance (or the Mann-Whitney U test with --test mann-whitney). Without FILE the data is read \
+from standard input; '-' also names standard input.\n\nWhere FreeBSD's current ministat and \
+Debian's 2015 package differ, linerate follows FreeBSD: the median of an even count is the mean \
+of the two middle values; the relative error accounts for the ratio of the means; -q exists; \
+'-' is named '-' in the legend; a missing file exits 2 and is reported before any file is read; \
+CRLF lines are accepted. Lines may be of any length.\n\nConfidence levels (-c): 80, 90, 95, \
+98, 99, 99.5 (ministat's table; its 99.5 column holds the two-sided 99.8 % values, kept for \
+compatibility). Exit status: 0 on success, 2 on bad usage, unreadable files or invalid data."
 )]
 pub struct Args {
     /// Print statistics only: suppress the graph
