@@ -17,10 +17,36 @@ impl Sample {
     /// Takes the values in input order, sums them in that order, then sorts them.
     ///
     /// NaN values are kept and sort to the ends (by sign); they make the statistics NaN.
+    /// `-0` and `0` compare equal, so, as glibc's stable `qsort` under Debian's ministat, they
+    /// keep their input order (it decides whether a median prints as `-0` or `0`).
     #[must_use]
     pub fn new(mut values: Vec<f64>) -> Self {
-        let sum = values.iter().sum();
+        let mut sum = 0.0;
+        let (mut negative_zeros, mut positive_zeros) = (0_usize, 0_usize);
+        for &value in &values {
+            sum += value;
+            if value == 0.0 {
+                if value.is_sign_negative() {
+                    negative_zeros += 1;
+                } else {
+                    positive_zeros += 1;
+                }
+            }
+        }
+        let zero_signs: Option<Vec<bool>> = (negative_zeros > 0 && positive_zeros > 0).then(|| {
+            values
+                .iter()
+                .filter(|v| **v == 0.0)
+                .map(|v| v.is_sign_negative())
+                .collect()
+        });
         values.sort_unstable_by(f64::total_cmp);
+        if let Some(signs) = zero_signs {
+            let start = values.partition_point(|v| v.total_cmp(&-0.0).is_lt());
+            for (slot, negative) in values[start..].iter_mut().zip(signs) {
+                *slot = if negative { -0.0 } else { 0.0 };
+            }
+        }
         Self {
             sorted: values,
             sum,
@@ -75,5 +101,15 @@ mod tests {
         assert_eq!(sample.sum(), 4.0);
         assert_eq!(sample.len(), 3);
         assert!(!sample.is_empty());
+    }
+
+    #[test]
+    fn signed_zeros_keep_input_order() {
+        let signs =
+            |s: &Sample| -> Vec<bool> { s.sorted().iter().map(|v| v.is_sign_negative()).collect() };
+        let sample = Sample::new(vec![0.0, -1.0, -0.0, 0.0, 1.0, -0.0]);
+        assert_eq!(signs(&sample), [true, false, true, false, true, false]);
+        let sample = Sample::new(vec![-0.0, 2.0, 0.0]);
+        assert_eq!(signs(&sample), [true, false, false]);
     }
 }
