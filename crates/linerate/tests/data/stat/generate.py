@@ -64,6 +64,9 @@ CASES = [
     ("three_points", "debian", 0, "-", "inputs/three.txt"),
     ("stdin", "debian", 0, "inputs/a.txt", ""),
     ("crlf", "debian", 0, "-", "inputs/crlf.txt"),
+    # -0 and 0 are equal to qsort; glibc's stable sort keeps their input order (0 -0 0), so
+    # the median is -0.
+    ("signed_zeros", "debian", 0, "-", "inputs/zeros.txt"),
     ("mixed_flags", "debian", 0, "-", "-sn inputs/a.txt inputs/b.txt"),
     # --- linerate: current FreeBSD behaviour (hand-checked) and linerate's extras ---
     # median of 1 2 3 4 is 2.5 (Debian: 3); the A covers the M.
