@@ -42,22 +42,47 @@ pub fn read_sets(files: &[OsString], format: &Format) -> anyhow::Result<Vec<Name
             Err(err) => bail!("Cannot open {name}: {}", os_message(&err)),
         }
     }
-    sources
-        .into_iter()
-        .map(|(name, source)| {
-            let values = match source {
-                Source::Stdin => read_set(io::stdin().lock(), &name, format)?,
-                Source::File(file) => read_set(file, &name, format)?,
-            };
-            if values.len() < MIN_VALUES {
-                bail!("Dataset {name} must contain at least {MIN_VALUES} data points");
-            }
-            Ok(NamedSample {
-                name,
-                sample: Sample::new(values),
+    // Files are parsed and sorted in parallel (ten million values take ~0.3 s each);
+    // standard input is read on this thread, in order, since `-` may appear more than once.
+    let results: Vec<anyhow::Result<NamedSample>> = std::thread::scope(|scope| {
+        let pending: Vec<_> = sources
+            .into_iter()
+            .map(|(name, source)| match source {
+                Source::File(file) => {
+                    Pending::Thread(scope.spawn(move || load(file, name, format)))
+                }
+                Source::Stdin => Pending::Stdin(name),
             })
-        })
-        .collect()
+            .collect();
+        pending
+            .into_iter()
+            .map(|pending| match pending {
+                Pending::Thread(handle) => handle
+                    .join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("reading a data set failed"))),
+                Pending::Stdin(name) => load(io::stdin().lock(), name, format),
+            })
+            .collect()
+    });
+    // The first error in argument order, as a sequential reader would report it.
+    results.into_iter().collect()
+}
+
+enum Pending<'scope> {
+    Thread(std::thread::ScopedJoinHandle<'scope, anyhow::Result<NamedSample>>),
+    Stdin(String),
+}
+
+/// Reads, checks and sorts one set.
+fn load<R: Read>(reader: R, name: String, format: &Format) -> anyhow::Result<NamedSample> {
+    let values = read_set(reader, &name, format)?;
+    if values.len() < MIN_VALUES {
+        bail!("Dataset {name} must contain at least {MIN_VALUES} data points");
+    }
+    Ok(NamedSample {
+        name,
+        sample: Sample::new(values),
+    })
 }
 
 fn read_set<R: Read>(reader: R, name: &str, format: &Format) -> anyhow::Result<Vec<f64>> {
