@@ -161,8 +161,10 @@ fn terminal_width() -> usize {
         // atoi; a negative width draws nothing in ministat, an empty frame here.
         return usize::try_from((value as i32).clamp(0, MAX_WIDTH as i32)).unwrap_or(0);
     }
-    match terminal_size::terminal_size() {
-        Some((terminal_size::Width(columns), _)) if columns > 0 => usize::from(columns) - 2,
+    // ministat asks the terminal for its window and needs only a column count (a pty may
+    // report 0 rows).
+    match rustix::termios::tcgetwinsize(std::io::stdout()) {
+        Ok(size) if size.ws_col > 0 => usize::from(size.ws_col).saturating_sub(2),
         _ => DEFAULT_WIDTH,
     }
 }
