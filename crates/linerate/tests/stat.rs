@@ -134,6 +134,38 @@ fn columns_env_is_ignored_when_not_a_terminal() {
     assert_eq!(out.stdout, expected);
 }
 
+/// On a terminal, ministat's width is `$COLUMNS`, else the window's columns − 2.
+#[test]
+fn terminal_width_from_columns_and_window() {
+    if Command::new("script").arg("--version").output().is_err() {
+        println!("skipped: `script` (util-linux) is not installed to provide a terminal");
+        return;
+    }
+    let dir = data_dir();
+    let binary = env!("CARGO_BIN_EXE_linerate");
+    for (setup, width) in [
+        ("COLUMNS=50; export COLUMNS", 50),
+        ("unset COLUMNS; stty cols 61", 59),
+    ] {
+        let out = Command::new("script")
+            .args([
+                "-qec",
+                &format!("{setup}; '{binary}' stat inputs/a.txt"),
+                "/dev/null",
+            ])
+            .current_dir(&dir)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run script");
+        let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+        let frame = format!("\n+{}+\n", "-".repeat(width));
+        assert!(
+            text.contains(&frame),
+            "{setup}: no {width}-wide frame in {text}"
+        );
+    }
+}
+
 #[test]
 fn binary_garbage_is_an_error_not_a_panic() {
     let tmp = tempfile::tempdir().expect("tempdir");
@@ -233,7 +265,7 @@ fn live_against_debian_ministat() {
         &["-c", "80", "-s", "-w", "100"],
         &["-c", "99.5"],
     ];
-    for round in 0..60 {
+    for round in 0..150 {
         let count = 1 + rng.below(7) as usize;
         let mut files = Vec::new();
         for index in 0..count {
