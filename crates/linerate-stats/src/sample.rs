@@ -84,6 +84,12 @@ impl Sample {
     }
 }
 
+impl FromIterator<f64> for Sample {
+    fn from_iter<I: IntoIterator<Item = f64>>(values: I) -> Self {
+        Self::new(values.into_iter().collect())
+    }
+}
+
 impl From<Vec<f64>> for Sample {
     fn from(values: Vec<f64>) -> Self {
         Self::new(values)
@@ -101,6 +107,8 @@ mod tests {
         assert_eq!(sample.sum(), 4.0);
         assert_eq!(sample.len(), 3);
         assert!(!sample.is_empty());
+        let collected: Sample = [3.0, -1.0, 2.0].into_iter().collect();
+        assert_eq!(collected, sample);
     }
 
     #[test]
