@@ -41,7 +41,7 @@ pub struct HostSnapshot {
 #[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {
     /// Reading or writing the file failed.
-    #[error("{path}: {source}")]
+    #[error("{}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
@@ -49,7 +49,7 @@ pub enum SnapshotError {
         source: std::io::Error,
     },
     /// The file is not a snapshot.
-    #[error("{path}: not a linerate host snapshot: {source}")]
+    #[error("{}: not a linerate host snapshot", path.display())]
     Parse {
         /// The file.
         path: PathBuf,

@@ -29,6 +29,16 @@ pub struct Args {
     /// Audit a `sysctl -a` dump (from any OS) instead of the live host
     #[arg(long, value_name = "FILE")]
     pub snapshot: Option<PathBuf>,
+    /// Judge the hardware of a saved host snapshot (`linerate.host-snapshot/1`, from
+    /// `--snapshot-out` or `linerate nic --snapshot-out`) instead of this host's
+    #[arg(long, value_name = "FILE")]
+    pub host_snapshot: Option<PathBuf>,
+    /// Save this host's snapshot (NICs, bus, CPUs, IRQs, softnet) for offline audits
+    #[arg(long, value_name = "FILE")]
+    pub snapshot_out: Option<PathBuf>,
+    /// Judge settings only, not NICs, bus and CPUs
+    #[arg(long)]
+    pub no_hardware: bool,
     /// OS of the snapshot (default: detected)
     #[arg(long)]
     pub os: Option<Os>,
@@ -146,8 +156,34 @@ fn collect(args: &Args) -> anyhow::Result<(String, Context, Vec<Finding>)> {
             (source, ctx, entries)
         }
     };
-    let findings = audit::audit(&entries, &ctx)?;
-    // Hardware findings (linerate-probe) are appended here, to the same list.
+    let mut findings = audit::audit(&entries, &ctx)?;
+    // Hardware findings (linerate-probe) join the same list: a saved host snapshot, or this
+    // host when its live settings are audited.
+    let host = match &args.host_snapshot {
+        Some(path) => Some(linerate_probe::HostSnapshot::load(path)?),
+        None if args.snapshot.is_none() && args.netns.is_none() && !args.no_hardware => Some(
+            linerate_probe::HostSnapshot::capture(&linerate_probe::ProbeRoots::live()),
+        ),
+        None => None,
+    };
+    if let Some(host) = host {
+        if let Some(path) = &args.snapshot_out {
+            host.save(path)?;
+        }
+        if !args.no_hardware {
+            let role = match ctx.role {
+                Some(Role::Router | Role::Vpn) => linerate_probe::Role::Router,
+                Some(Role::Firewall) => linerate_probe::Role::Firewall,
+                _ => linerate_probe::Role::Host,
+            };
+            let hw = linerate_probe::HardwareContext::for_snapshot(&host, role);
+            findings.extend(linerate_probe::hardware_findings(&host, &hw));
+        }
+    } else if args.snapshot_out.is_some() {
+        bail!(
+            "--snapshot-out saves this host's snapshot: it cannot be combined with --snapshot or --netns"
+        );
+    }
     Ok((source, ctx, findings))
 }
 

@@ -348,6 +348,9 @@ pub fn findings(findings: &[Finding], role: Role) -> String {
             Fix::Remove => {
                 let _ = writeln!(out, "          fix: remove it");
             }
+            Fix::Rename(k) => {
+                let _ = writeln!(out, "          fix: use {k} instead");
+            }
             Fix::None => {}
         }
     }
