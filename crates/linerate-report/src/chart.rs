@@ -8,6 +8,7 @@
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::ReportError;
 use crate::format::rate_scale;
@@ -178,7 +179,7 @@ pub fn throughput(run: &RunRecord, name: &str, title: &str) -> Result<Chart, Rep
     } else {
         1.0
     };
-    let y_label_width = text_width(&tick(top), 13) + 28;
+    let y_label_width = text_width(&tick(top), 15) + 34;
     render(name.to_owned(), title.to_owned(), (900, 420), |root| {
         let mut chart = ChartBuilder::on(root)
             .caption(title, (FONT, 20))
@@ -191,8 +192,8 @@ pub fn throughput(run: &RunRecord, name: &str, title: &str) -> Result<Chart, Rep
             .configure_mesh()
             .x_desc("time since start (s)")
             .y_desc(format!("throughput ({unit})"))
-            .axis_desc_style((FONT, 15))
-            .label_style((FONT, 13))
+            .axis_desc_style((FONT, 17))
+            .label_style((FONT, 15))
             .x_label_formatter(&|v| tick(*v))
             .y_label_formatter(&|v| tick(*v))
             .max_light_lines(0)
@@ -231,7 +232,7 @@ pub fn throughput(run: &RunRecord, name: &str, title: &str) -> Result<Chart, Rep
         chart
             .configure_series_labels()
             .position(SeriesLabelPosition::UpperRight)
-            .label_font((FONT, 13))
+            .label_font((FONT, 15))
             .background_style(WHITE.mix(0.9))
             .border_style(RGBColor(180, 180, 180))
             .draw()
@@ -313,7 +314,7 @@ impl LatencyData {
     {
         let max_share = self.spans.iter().map(|s| s.2).fold(0.0, f64::max);
         let mut hist = ChartBuilder::on(left)
-            .caption(format!("{}: histogram", self.title), (FONT, 17))
+            .caption(format!("{}: histogram", self.title), (FONT, 18))
             .margin(10)
             .x_label_area_size(48)
             .y_label_area_size(64)
@@ -325,7 +326,7 @@ impl LatencyData {
         }))
         .map_err(err)?;
         let mut cdf = ChartBuilder::on(right)
-            .caption(format!("{}: CDF", self.title), (FONT, 17))
+            .caption(format!("{}: CDF", self.title), (FONT, 18))
             .margin(10)
             .x_label_area_size(48)
             .y_label_area_size(64)
@@ -364,7 +365,7 @@ impl LatencyData {
                     + Text::new(
                         format!("p{p}: {} µs", tick(us)),
                         (8, 6),
-                        (FONT, 12).into_font().color(&AXIS),
+                        (FONT, 14).into_font().color(&AXIS),
                     )
             }))
             .map_err(err)?;
@@ -372,7 +373,7 @@ impl LatencyData {
         // A CDF climbs from lower left to upper right: the lower right corner is free.
         cdf.configure_series_labels()
             .position(SeriesLabelPosition::LowerRight)
-            .label_font((FONT, 13))
+            .label_font((FONT, 15))
             .background_style(WHITE.mix(0.9))
             .border_style(RGBColor(180, 180, 180))
             .draw()
@@ -395,8 +396,8 @@ where
         .configure_mesh()
         .x_desc(x_desc)
         .y_desc(y_desc)
-        .axis_desc_style((FONT, 14))
-        .label_style((FONT, 12))
+        .axis_desc_style((FONT, 17))
+        .label_style((FONT, 15))
         .x_label_formatter(&|v| tick(*v))
         .y_label_formatter(&|v| tick(*v))
         .x_labels(6)
@@ -423,33 +424,34 @@ pub fn bars(
         .fold(0.0_f64, f64::max);
     let (div, unit) = rate_scale(max);
     let labels: Vec<String> = bars.iter().map(|b| shorten(&b.label, 28)).collect();
-    let label_width = labels.iter().map(|l| text_width(l, 13)).max().unwrap_or(60) + 10;
+    let label_width = labels.iter().map(|l| text_width(l, 15)).max().unwrap_or(60) + 10;
     let n = bars.len();
     let height = u32::try_from(110 + 44 * n).unwrap_or(2000).min(2000);
-    let top = if max > 0.0 { max / div * 1.12 } else { 1.0 };
+    let top = if max > 0.0 { max / div * 1.15 } else { 1.0 };
     let x_desc = match confidence {
         Some(c) => format!("mean throughput ({unit}); whiskers: {c}% confidence interval"),
         None => format!("mean throughput ({unit})"),
     };
+    #[allow(clippy::cast_precision_loss)]
+    let rows = n as f64;
+    // Row i (from the top) is centred at y = n − i − ½.
+    #[allow(clippy::cast_precision_loss)]
+    let centre = |i: usize| rows - i as f64 - 0.5;
     render(name.to_owned(), title.to_owned(), (900, height), |root| {
         let mut chart = ChartBuilder::on(root)
             .caption(title, (FONT, 20))
             .margin(12)
             .x_label_area_size(52)
             .y_label_area_size(label_width)
-            .build_cartesian_2d(0.0..top, (0..n).into_segmented())
+            .build_cartesian_2d(0.0..top, 0.0..rows)
             .map_err(err)?;
         chart
             .configure_mesh()
             .x_desc(x_desc)
-            .axis_desc_style((FONT, 14))
-            .label_style((FONT, 13))
+            .axis_desc_style((FONT, 17))
+            .label_style((FONT, 15))
             .x_label_formatter(&|v| tick(*v))
-            .y_label_formatter(&|v| match v {
-                SegmentValue::CenterOf(i) => labels.get(*i).cloned().unwrap_or_default(),
-                _ => String::new(),
-            })
-            .y_labels(n + 1)
+            .y_labels(0)
             .disable_y_mesh()
             .max_light_lines(0)
             .bold_line_style(RGBColor(225, 225, 225))
@@ -458,30 +460,50 @@ pub fn bars(
             .map_err(err)?;
         chart
             .draw_series(bars.iter().enumerate().map(|(i, b)| {
-                let mut r = Rectangle::new(
-                    [
-                        (0.0, SegmentValue::Exact(i)),
-                        (b.mean / div, SegmentValue::Exact(i + 1)),
-                    ],
+                Rectangle::new(
+                    [(0.0, centre(i) - 0.32), (b.mean / div, centre(i) + 0.32)],
                     PALETTE[i % 7].mix(0.85).filled(),
-                );
-                r.set_margin(8, 8, 0, 0);
-                r
+                )
             }))
             .map_err(err)?;
-        chart
-            .draw_series(bars.iter().enumerate().filter_map(|(i, b)| {
-                let (lo, hi) = b.ci?;
-                Some(ErrorBar::new_horizontal(
-                    SegmentValue::CenterOf(i),
-                    lo / div,
-                    b.mean / div,
-                    hi / div,
-                    BLACK.stroke_width(2),
-                    12,
-                ))
-            }))
+        // Whiskers: the interval as a line with end caps (plotters' ErrorBar adds a circle at
+        // the mean that hides a narrow interval).
+        for (i, b) in bars.iter().enumerate() {
+            if let Some((lo, hi)) = b.ci {
+                let y = centre(i);
+                let style = BLACK.stroke_width(2);
+                chart
+                    .draw_series([
+                        PathElement::new(vec![(lo / div, y), (hi / div, y)], style),
+                        PathElement::new(vec![(lo / div, y - 0.15), (lo / div, y + 0.15)], style),
+                        PathElement::new(vec![(hi / div, y - 0.15), (hi / div, y + 0.15)], style),
+                    ])
+                    .map_err(err)?;
+            }
+        }
+        // The names left of the axis and the means right of each bar, in pixels, so they
+        // line up with the bars whatever the tick algorithm would choose.
+        let name_style = (FONT, 15)
+            .into_font()
+            .color(&AXIS)
+            .pos(Pos::new(HPos::Right, VPos::Center));
+        let value_style = (FONT, 14)
+            .into_font()
+            .color(&AXIS)
+            .pos(Pos::new(HPos::Left, VPos::Center));
+        for (i, (b, label)) in bars.iter().zip(&labels).enumerate() {
+            let (x0, y) = chart.backend_coord(&(0.0, centre(i)));
+            root.draw(&Text::new(label.clone(), (x0 - 8, y), name_style.clone()))
+                .map_err(err)?;
+            let end = b.ci.map_or(b.mean, |c| c.1.max(b.mean)) / div;
+            let (x1, _) = chart.backend_coord(&(end, centre(i)));
+            root.draw(&Text::new(
+                tick(b.mean / div),
+                (x1 + 8, y),
+                value_style.clone(),
+            ))
             .map_err(err)?;
+        }
         Ok(())
     })
 }
@@ -566,16 +588,13 @@ where
                 .map(|p| Circle::new((p.x, p.mean / div), 4, PALETTE[0].filled())),
         )
         .map_err(err)?;
+    // The interval as a vertical line (caps would need a pixel width on any x scale).
     chart
         .draw_series(points.iter().filter_map(|p| {
             let (lo, hi) = p.ci?;
-            Some(ErrorBar::new_vertical(
-                p.x,
-                lo / div,
-                p.mean / div,
-                hi / div,
-                BLACK.stroke_width(1),
-                10,
+            Some(PathElement::new(
+                vec![(p.x, lo / div), (p.x, hi / div)],
+                BLACK.stroke_width(2),
             ))
         }))
         .map_err(err)?
@@ -589,7 +608,7 @@ where
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::LowerRight)
-        .label_font((FONT, 13))
+        .label_font((FONT, 15))
         .background_style(WHITE.mix(0.9))
         .border_style(RGBColor(180, 180, 180))
         .draw()

@@ -263,11 +263,15 @@ fn describe(run: &RunRecord) -> String {
 
 fn summary_table(runs: &[(RunId, RunRecord)]) -> String {
     let variants = runs.iter().any(|(_, r)| r.experiment.is_some());
+    // One peer for all: say it once below the table instead of in every row.
+    let first_peer = runs.first().and_then(|(_, r)| r.peer.clone());
+    let one_peer = runs.iter().all(|(_, r)| r.peer == first_peer);
     let mut t = format!(
         "<section><h2>Summary</h2>\n<div class=\"scroll\"><table>\n<thead><tr><th class=\"num\">Run</th><th>Started (UTC)</th>{}\
-         <th>Test</th><th>Peer</th><th class=\"num\">Time</th><th class=\"num\">Received</th><th class=\"num\">Sent</th>\
+         <th>Test</th>{}<th class=\"num\">Time</th><th class=\"num\">Received</th><th class=\"num\">Sent</th>\
          <th class=\"num\">Retr</th><th class=\"num\">RTT</th><th class=\"num\">CPU local / remote</th></tr></thead>\n<tbody>\n",
-        if variants { "<th>Variant</th>" } else { "" }
+        if variants { "<th>Variant</th>" } else { "" },
+        if one_peer { "" } else { "<th>Peer</th>" },
     );
     for (id, r) in runs {
         let s = &r.summary;
@@ -291,13 +295,17 @@ fn summary_table(runs: &[(RunId, RunRecord)]) -> String {
         let _ = writeln!(
             t,
             "<tr><td class=\"num\"><a href=\"#run-{id}\">{id}</a></td><td class=\"nowrap\">{}</td>{variant}<td class=\"nowrap\">{} {}{}</td>\
-             <td>{}</td><td class=\"num\">{:.1} s</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+             {}<td class=\"num\">{:.1} s</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
              <td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
             esc(started.trim_end_matches(" UTC")),
             esc(&r.mode),
             r.direction.as_str(),
             streams,
-            esc(r.peer.as_deref().unwrap_or("–")),
+            if one_peer {
+                String::new()
+            } else {
+                format!("<td>{}</td>", esc(r.peer.as_deref().unwrap_or("–")))
+            },
             r.duration_s,
             format::rate(s.received_bps),
             format::rate(s.sent_bps),
@@ -311,7 +319,14 @@ fn summary_table(runs: &[(RunId, RunRecord)]) -> String {
             },
         );
     }
-    t.push_str("</tbody>\n</table></div>\n<p class=\"note\">Received: the receiver-side rate over the whole test (the headline number). Test: mode, direction and parallel streams (×N). RTT: the sender's mean smoothed RTT.</p>\n</section>\n");
+    let peer_note = match (&first_peer, one_peer) {
+        (Some(peer), true) => format!("All runs against {}. ", esc(peer)),
+        _ => String::new(),
+    };
+    let _ = writeln!(
+        t,
+        "</tbody>\n</table></div>\n<p class=\"note\">{peer_note}Received: the receiver-side rate over the whole test (the headline number). Test: mode, direction and parallel streams (×N). RTT: the sender's mean smoothed RTT.</p>\n</section>"
+    );
     t
 }
 

@@ -408,12 +408,13 @@ impl Store {
         if let Some(peer) = &filter.peer {
             args.push(Box::new(peer.clone()));
             let n = args.len();
-            args.push(Box::new(format!("{peer}:%")));
+            // Prefix matches without LIKE, whose `_` and `%` are wildcards.
+            args.push(Box::new(format!("{peer}:")));
             let m = args.len();
-            args.push(Box::new(format!("[{peer}]:%")));
+            args.push(Box::new(format!("[{peer}]:")));
             let k = args.len();
             sql.push_str(&format!(
-                " AND (peer = ?{n} OR peer LIKE ?{m} OR peer LIKE ?{k})"
+                " AND (peer = ?{n} OR substr(peer, 1, length(?{m})) = ?{m} OR substr(peer, 1, length(?{k})) = ?{k})"
             ));
         }
         if let Some(exp) = &filter.experiment {

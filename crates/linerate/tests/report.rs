@@ -149,6 +149,10 @@ fn experiment_report_html_svg_and_png() {
         );
     }
     assert!(html.contains("throughput (Mbit/s)"), "axis with unit");
+    // The verdicts, ministat-style, and the samples they were computed on.
+    assert!(html.contains("Difference at 95.0% confidence"));
+    assert!(html.contains("Samples: one value per repetition"));
+    assert!(html.contains("whiskers: 95% confidence interval"));
     assert!(html.contains("bottleneck rate (Mbit/s)"), "sweep axis");
     assert!(
         html.contains("Linux"),

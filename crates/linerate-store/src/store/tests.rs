@@ -129,6 +129,15 @@ fn filters_select_by_mode_peer_and_last() {
         store.list(&f(None, Some("127.0.0.2"), None)).unwrap().len(),
         0
     );
+    // `_` is no wildcard, and host:port matches exactly.
+    assert!(
+        store
+            .list(&f(None, Some("127.0.0_1"), None))
+            .unwrap()
+            .is_empty()
+    );
+    let exact = store.list(&f(None, Some("127.0.0.1:48935"), None)).unwrap();
+    assert_eq!(exact.len(), 3);
     let last = store.list(&f(None, None, Some(2))).unwrap();
     assert_eq!(last.len(), 2);
     // Oldest first among the most recent.

@@ -81,6 +81,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         )
     };
     let comparison = verdicts::compare_groups(&groups, args.confidence)?;
+    let comparison_title = match (&args.experiment, groups.first()) {
+        (Some(_), Some(base)) => format!("Variants compared with {}", base.label),
+        (None, Some(base)) => format!("Runs compared with {}", base.label),
+        _ => String::new(),
+    };
     let runs = groups
         .iter()
         .flat_map(|g| g.runs.iter().cloned())
@@ -89,8 +94,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         title: args.title.clone().unwrap_or(title),
         generated_at: now(),
         database: Some(store.path().display().to_string()),
+        comparison: comparison.as_ref().map(|c| c.for_report(&comparison_title)),
         sweep: verdicts::sweep(&groups, comparison.as_ref()),
-        comparison: comparison.map(|c| c.for_report()),
         runs,
         max_run_charts: 24,
     };

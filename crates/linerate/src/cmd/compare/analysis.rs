@@ -8,8 +8,6 @@
 //!   value per repetition**: each run's receiver-side throughput. These are independent when
 //!   the repetitions were interleaved, which is what Student's t assumes.
 
-#![allow(dead_code)] // the verdicts use it once linerate-stats lands
-
 use std::collections::BTreeMap;
 
 use anyhow::Context;
@@ -197,29 +195,33 @@ pub const MIN_SAMPLES: usize = 5;
 /// autocorrelated (|r₁| above the 95% band ±1.96/√n of independent values).
 pub fn warnings(kind: SampleKind, sets: &[DataSet]) -> Vec<String> {
     let mut out = Vec::new();
-    for set in sets {
-        let n = set.values.len();
-        if n < MIN_SAMPLES {
-            out.push(format!(
-                "{}: only {n} value{} — too few for a trustworthy verdict (aim for {MIN_SAMPLES} or more{})",
-                set.label,
-                if n == 1 { "" } else { "s" },
-                match kind {
-                    SampleKind::PerInterval => ": run longer or repeat the run",
-                    SampleKind::PerRepetition => " repetitions",
-                }
-            ));
-        }
-        if kind == SampleKind::PerInterval {
-            if let Some(r1) = lag1_autocorrelation(&set.values) {
-                #[allow(clippy::cast_precision_loss)]
-                let band = 1.96 / (n as f64).sqrt();
-                if r1.abs() > band {
-                    out.push(format!(
-                        "{}: consecutive intervals are autocorrelated (lag-1 r = {r1:.2}, beyond ±{band:.2}); the intervals are not independent, so the confidence is overstated — repeat the run and compare one value per repetition",
-                        set.label
-                    ));
-                }
+    let few: Vec<String> = sets
+        .iter()
+        .filter(|s| s.values.len() < MIN_SAMPLES)
+        .map(|s| format!("{} ({})", s.label, s.values.len()))
+        .collect();
+    if !few.is_empty() {
+        out.push(format!(
+            "too few values for a trustworthy verdict in {}: aim for {MIN_SAMPLES} or more{}",
+            few.join(", "),
+            match kind {
+                SampleKind::PerInterval => " (run longer, or repeat the runs)",
+                SampleKind::PerRepetition => " repetitions",
+            }
+        ));
+    }
+    if kind == SampleKind::PerInterval {
+        for set in sets {
+            let Some(r1) = lag1_autocorrelation(&set.values) else {
+                continue;
+            };
+            #[allow(clippy::cast_precision_loss)]
+            let band = 1.96 / (set.values.len() as f64).sqrt();
+            if r1.abs() > band {
+                out.push(format!(
+                    "{}: consecutive intervals are autocorrelated (lag-1 r = {r1:.2}, beyond ±{band:.2}); they are not independent, so the confidence is overstated — repeat the run and compare one value per repetition",
+                    set.label
+                ));
             }
         }
     }
@@ -264,7 +266,10 @@ mod tests {
             },
         ];
         let w = warnings(SampleKind::PerInterval, &sets);
-        assert!(w.iter().any(|w| w.starts_with("a: only 2 values")), "{w:?}");
+        assert!(
+            w.iter().any(|w| w == "too few values for a trustworthy verdict in a (2): aim for 5 or more (run longer, or repeat the runs)"),
+            "{w:?}"
+        );
         assert!(
             w.iter()
                 .any(|w| w.starts_with("b: consecutive intervals are autocorrelated")),
