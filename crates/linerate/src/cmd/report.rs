@@ -80,7 +80,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "linerate report".to_owned(),
         )
     };
-    let comparison = verdicts::compare_groups(&groups, args.confidence)?;
+    // The last N runs may be anything (tcp and udp, other peers): only runs the user chose,
+    // or an experiment's variants, are compared.
+    let comparison = if args.last.is_some() {
+        None
+    } else {
+        verdicts::compare_groups(&groups, args.confidence)?
+    };
     let comparison_title = match (&args.experiment, groups.first()) {
         (Some(_), Some(base)) => format!("Variants compared with {}", base.label),
         (None, Some(base)) => format!("Runs compared with {}", base.label),

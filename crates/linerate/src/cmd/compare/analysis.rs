@@ -39,10 +39,10 @@ impl SampleKind {
     pub fn describe(self) -> &'static str {
         match self {
             SampleKind::PerInterval => {
-                "per-interval throughput of each run (the sum over streams for every reporting interval, warm-up excluded), in bits/s"
+                "per-interval throughput of each run (the sum over streams for every reporting interval, warm-up excluded)"
             }
             SampleKind::PerRepetition => {
-                "one value per repetition: each run's receiver-side throughput over the whole test, in bits/s"
+                "one value per repetition: each run's receiver-side throughput over the whole test"
             }
         }
     }

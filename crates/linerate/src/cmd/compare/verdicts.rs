@@ -150,8 +150,9 @@ impl Outcome {
         linerate_report::Comparison {
             title: title.to_owned(),
             samples: format!(
-                "{} (ministat's values below in {})",
+                "{}. Student's t at {}% confidence; the ministat table below is in {}.",
                 self.kind.describe(),
+                self.confidence.percent(),
                 self.scale.1
             ),
             confidence: self.confidence.percent(),
