@@ -235,6 +235,18 @@ fn bad_requests_fail_clearly() {
     let out = run(&db, &["compare", "1", "7"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no run 7"));
+    ok(
+        &db,
+        &["import", data("store", "udp.json").to_str().unwrap()],
+    );
+    let mixed = json(&ok(&db, &["compare", "1", "2", "--json"]));
+    assert!(
+        mixed["warnings"].as_array().unwrap().iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .starts_with("the runs are different tests (tcp send, udp send)")),
+        "{mixed}"
+    );
     let out = run(&db, &["compare", "1", "1", "-c", "100"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(

@@ -119,10 +119,24 @@ pub fn compare_groups(groups: &[Group], confidence: f64) -> anyhow::Result<Optio
             ..ministat::Options::default()
         },
     );
+    let mut warnings = analysis::warnings(kind, &data);
+    let mut tests: Vec<String> = groups
+        .iter()
+        .flat_map(|g| g.runs.iter())
+        .map(|(_, r)| format!("{} {}", r.mode, r.direction.as_str()))
+        .collect();
+    tests.sort();
+    tests.dedup();
+    if tests.len() > 1 {
+        warnings.push(format!(
+            "the runs are different tests ({}): a difference may say more about the test than about the system",
+            tests.join(", ")
+        ));
+    }
     Ok(Some(Outcome {
         kind,
         confidence,
-        warnings: analysis::warnings(kind, &data),
+        warnings,
         sets,
         pairs,
         scale,
