@@ -156,10 +156,11 @@ pub fn record_from_document(doc: &Value, context: RunContext) -> Result<RunRecor
         .get("protocol")
         .and_then(Value::as_str)
         .ok_or_else(|| Iperf3Error::new("start.test_start.protocol", "missing or not a string"))?;
-    let mode = extras
-        .and_then(|x| x.get("mode"))
-        .and_then(Value::as_str)
-        .map_or_else(|| protocol.to_ascii_lowercase(), str::to_owned);
+    // linerate's bulk mode ("stream") is iperf3's: name it by its protocol, like iperf3 runs.
+    let mode = match extras.and_then(|x| x.get("mode")).and_then(Value::as_str) {
+        Some(m) if m != "stream" => m.to_owned(),
+        _ => protocol.to_ascii_lowercase(),
+    };
     let streams = u32::try_from(integer(test_start, "num_streams", "start.test_start")?)
         .map_err(|_| Iperf3Error::new("start.test_start.num_streams", "out of range"))?;
     let bidir = end.contains_key("sum_sent_bidir_reverse")

@@ -98,6 +98,17 @@ fn parsed_numbers_match_the_file() {
 }
 
 #[test]
+fn linerate_clients_own_json_is_read() {
+    let run = record("linerate-client-bidir.json");
+    assert_eq!(run.tool, "linerate 0.1.0");
+    // linerate's "stream" mode is named by its protocol, as iperf3's runs are.
+    assert_eq!(run.mode, "tcp");
+    assert_eq!(run.direction, Direction::Bidir);
+    assert!(run.summary.reverse_received_bps.is_some());
+    assert_eq!(run.throughput_series().len(), 2);
+}
+
+#[test]
 fn json_stream_gives_the_same_run_as_json() {
     let a = record("tcp.json");
     let b = record("tcp-stream.jsonl");

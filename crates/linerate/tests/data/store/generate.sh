@@ -27,3 +27,5 @@ with open("tcp-stream.jsonl", "w") as f:
         f.write(json.dumps({"event": "interval", "data": i}) + "\n")
     f.write(json.dumps({"event": "end", "data": d["end"]}) + "\n")
 PY
+# linerate-client-bidir.json is `linerate client 127.0.0.1 -p PORT -t 2 --bidir -b 30M --json`
+# against this iperf3 server, from the traffic engine's first version (not regenerated here).
