@@ -8,7 +8,7 @@
 //! - [`png`]: the same charts as PNG (rendered from the SVG by resvg).
 //! - [`html`]: one HTML file with inline SVG and CSS, no scripts, no external resources (a
 //!   Content-Security-Policy forbids every fetch).
-//! - [`format`]: dates, rates and sizes for humans.
+//! - [`format`](mod@format): dates, rates and sizes for humans.
 
 pub mod chart;
 pub mod format;

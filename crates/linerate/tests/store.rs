@@ -461,3 +461,22 @@ fn text_renderings() {
         insta::assert_snapshot!(format!("show_{id}"), anonymise(ok(&db, &["show", id])));
     }
 }
+
+#[test]
+fn import_reads_standard_input() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("runs.db");
+    let mut child = linerate(&["import", "-", "--db", p(&db)])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let text = std::fs::read(data("tcp-stream.jsonl")).unwrap();
+    child.stdin.take().unwrap().write_all(&text).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("-: stored as run 1 (tcp send"));
+    let shown = json(&ok(&db, &["show", "1", "--json"]));
+    assert_eq!(shown["linerate"]["source_path"], "(stdin)");
+}
