@@ -10,6 +10,8 @@
 //!   Content-Security-Policy forbids every fetch).
 //! - [`format`](mod@format): dates, rates and sizes for humans.
 
+#![deny(missing_docs)]
+
 pub mod chart;
 pub mod format;
 pub mod html;

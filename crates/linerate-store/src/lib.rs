@@ -19,6 +19,8 @@
 //! # Ok(()) }
 //! ```
 
+#![deny(missing_docs)]
+
 pub mod iperf3;
 pub mod record;
 pub mod schema;
