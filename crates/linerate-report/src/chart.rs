@@ -623,3 +623,6 @@ fn shorten(s: &str, max: usize) -> String {
         format!("{head}…")
     }
 }
+
+#[cfg(test)]
+mod tests;
