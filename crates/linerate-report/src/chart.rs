@@ -105,6 +105,93 @@ fn tick(v: f64) -> String {
     if s == "-0" { "0".into() } else { s.to_owned() }
 }
 
+/// One variant's repetitions overlaid: each run's total throughput over time (forward
+/// direction, warm-up excluded), so drift and outliers between repetitions show.
+pub fn repetitions(
+    runs: &[(String, &RunRecord)],
+    name: &str,
+    title: &str,
+) -> Result<Chart, ReportError> {
+    let series: Vec<(String, Vec<(f64, f64)>)> = runs
+        .iter()
+        .map(|(label, run)| {
+            let points = run
+                .throughput_series()
+                .iter()
+                .flat_map(|s| [(s.start_s, s.bits_per_second), (s.end_s, s.bits_per_second)])
+                .collect();
+            (label.clone(), points)
+        })
+        .filter(|(_, p): &(String, Vec<(f64, f64)>)| !p.is_empty())
+        .collect();
+    if series.is_empty() {
+        return Err(ReportError::NoData(format!(
+            "{title}: the runs have no interval samples"
+        )));
+    }
+    let max_x = series
+        .iter()
+        .flat_map(|s| s.1.iter().map(|p| p.0))
+        .fold(0.0_f64, f64::max)
+        .max(1.0);
+    let max_y = series
+        .iter()
+        .flat_map(|s| s.1.iter().map(|p| p.1))
+        .fold(0.0_f64, f64::max);
+    let (div, unit) = rate_scale(max_y);
+    #[allow(clippy::cast_precision_loss)]
+    let headroom = 1.1 + 0.075 * series.len().min(10) as f64;
+    let top = if max_y > 0.0 {
+        max_y / div * headroom
+    } else {
+        1.0
+    };
+    let y_label_width = text_width(&tick(top), 15) + 34;
+    render(name.to_owned(), title.to_owned(), (900, 380), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, (FONT, 20))
+            .margin(14)
+            .x_label_area_size(50)
+            .y_label_area_size(y_label_width)
+            .build_cartesian_2d(0.0..max_x, 0.0..top)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc("time since start (s)")
+            .y_desc(format!("total throughput ({unit})"))
+            .axis_desc_style((FONT, 17))
+            .label_style((FONT, 15))
+            .x_label_formatter(&|v| tick(*v))
+            .y_label_formatter(&|v| tick(*v))
+            .max_light_lines(0)
+            .bold_line_style(RGBColor(225, 225, 225))
+            .axis_style(AXIS)
+            .draw()
+            .map_err(err)?;
+        for (i, (label, points)) in series.iter().enumerate() {
+            let style = PALETTE[[0, 1, 2, 3, 4, 5, 7][i % 7]].stroke_width(2);
+            let pts: Vec<(f64, f64)> = points.iter().map(|&(x, y)| (x, y / div)).collect();
+            let drawn = chart
+                .draw_series(LineSeries::new(pts, style))
+                .map_err(err)?;
+            if i < 10 {
+                drawn
+                    .label(label.clone())
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], style));
+            }
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .label_font((FONT, 15))
+            .background_style(WHITE.mix(0.9))
+            .border_style(RGBColor(180, 180, 180))
+            .draw()
+            .map_err(err)?;
+        Ok(())
+    })
+}
+
 /// Throughput over time: each interval's rate drawn as a step over the interval, one line
 /// per stream and a bold line for the total (one per direction for `--bidir`).
 pub fn throughput(run: &RunRecord, name: &str, title: &str) -> Result<Chart, ReportError> {

@@ -119,6 +119,7 @@ pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
         charts.push(chart);
     }
 
+    body.push_str(&variant_overlays(&input.runs, &mut charts)?);
     body.push_str("<section><h2>Runs</h2>\n");
     let limit = if input.max_run_charts == 0 {
         n
@@ -233,6 +234,49 @@ fn figure(chart: &Chart) -> String {
             1,
         );
     format!("<figure>\n{svg}\n</figure>\n")
+}
+
+/// For an experiment: one chart per variant with its repetitions overlaid.
+fn variant_overlays(
+    runs: &[(RunId, RunRecord)],
+    charts: &mut Vec<Chart>,
+) -> Result<String, ReportError> {
+    let mut variants: Vec<(&str, Vec<(String, &RunRecord)>)> = Vec::new();
+    for (id, run) in runs {
+        let Some(e) = &run.experiment else {
+            return Ok(String::new());
+        };
+        let label = format!("run {id} (repetition {})", e.repetition);
+        match variants.iter_mut().find(|(v, _)| *v == e.variant) {
+            Some((_, list)) => list.push((label, run)),
+            None => variants.push((&e.variant, vec![(label, run)])),
+        }
+    }
+    if variants.is_empty() {
+        return Ok(String::new());
+    }
+    let mut out = String::from(
+        "<section><h2>Repetitions</h2>\n<p class=\"note\">Each variant's repetitions over time: lines that differ in level or shape show drift or outliers the means hide.</p>\n",
+    );
+    for (i, (variant, list)) in variants.iter().enumerate() {
+        let chart = chart::repetitions(
+            list,
+            &format!("variant-{}-repetitions", i + 1),
+            &format!("Variant {variant}: throughput of each repetition"),
+        );
+        match chart {
+            Ok(chart) => {
+                out.push_str(&figure(&chart));
+                charts.push(chart);
+            }
+            Err(ReportError::NoData(why)) => {
+                let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&why));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    out.push_str("</section>\n");
+    Ok(out)
 }
 
 fn describe(run: &RunRecord) -> String {

@@ -137,6 +137,7 @@ fn experiment_report_html_svg_and_png() {
     for section in [
         "<h2>Summary</h2>",
         "<h2>Sweep</h2>",
+        "<h2>Repetitions</h2>",
         "<h2>Runs</h2>",
         "<h2>Host facts</h2>",
     ] {
@@ -154,6 +155,7 @@ fn experiment_report_html_svg_and_png() {
     assert!(html.contains("Samples: one value per repetition"));
     assert!(html.contains("whiskers: 95% confidence interval"));
     assert!(html.contains("bottleneck rate (Mbit/s)"), "sweep axis");
+    assert!(html.contains("Variant 200 Mbit/s: throughput of each repetition"));
     assert!(
         html.contains("Linux"),
         "host facts from iperf3's system_info"
