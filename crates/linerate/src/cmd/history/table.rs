@@ -64,10 +64,16 @@ pub fn text(runs: &[RunListing]) -> String {
     let right = [
         true, false, false, false, false, true, true, true, true, false, false,
     ];
+    // The experiment column only when some run belongs to one.
+    let columns = if runs.iter().any(|r| r.experiment.is_some()) {
+        header.len()
+    } else {
+        header.len() - 1
+    };
     let mut out = String::new();
     let mut line = |cells: &[String]| {
         let mut l = String::new();
-        for (i, cell) in cells.iter().enumerate() {
+        for (i, cell) in cells.iter().enumerate().take(columns) {
             if i > 0 {
                 l.push_str("  ");
             }
