@@ -150,6 +150,14 @@ fn default_location_and_environment() {
             .join(".local/share/linerate/linerate.db")
             .exists()
     );
+    // An empty LINERATE_DB is refused, not taken for SQLite's throw-away database.
+    let out = linerate(&["history", "--json"])
+        .env("LINERATE_DB", "")
+        .env("XDG_DATA_HOME", dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--db <PATH>"));
     // LINERATE_DB wins over both.
     let chosen = dir.path().join("chosen.db");
     let out = linerate(&["history", "--json"])

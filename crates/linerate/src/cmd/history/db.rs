@@ -17,7 +17,8 @@ pub struct DbArgs {
 impl DbArgs {
     /// The database file these options name.
     pub fn path(&self) -> anyhow::Result<PathBuf> {
-        match &self.db {
+        // An empty LINERATE_DB means "not set" (SQLite would open a throw-away database).
+        match self.db.as_ref().filter(|p| !p.as_os_str().is_empty()) {
             Some(p) => Ok(p.clone()),
             None => Ok(Store::default_path()?),
         }
