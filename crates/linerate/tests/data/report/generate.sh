@@ -11,7 +11,11 @@ set -euo pipefail
 cd "$(dirname "$0")"
 tag="lr-sr-$$"
 a="$tag-a"; b="$tag-b"
-cleanup() { ip netns del "$a" 2>/dev/null || true; ip netns del "$b" 2>/dev/null || true; }
+server=""
+cleanup() {
+  [ -n "$server" ] && kill "$server" 2>/dev/null
+  ip netns del "$a" 2>/dev/null || true; ip netns del "$b" 2>/dev/null || true
+}
 trap cleanup EXIT
 ip netns add "$a"; ip netns add "$b"
 ip link add "lrsr$$a" type veth peer name "lrsr$$b"
@@ -20,6 +24,7 @@ ip -n "$a" addr add 198.18.0.1/30 dev "lrsr$$a"; ip -n "$b" addr add 198.18.0.2/
 ip -n "$a" link set "lrsr$$a" up; ip -n "$b" link set "lrsr$$b" up
 ip -n "$a" link set lo up; ip -n "$b" link set lo up
 ip netns exec "$b" iperf3 -s -B 198.18.0.2 -p 5201 >/dev/null 2>&1 &
+server=$!
 sleep 0.5
 mkdir -p sweep
 rm -f sweep/*.json
