@@ -1,0 +1,298 @@
+//! Turning one log line into an outcome: a response time in nanoseconds, a line the filters
+//! leave out, or a line skipped for a stated [`Reason`]. One [`LineParser`] per format; no
+//! allocation per line for the access-log and regex formats.
+
+use regex::bytes::{CaptureLocations, Regex};
+
+use super::access::{self, Column};
+use super::filter::Filters;
+use super::json::JsonFields;
+
+/// Why a line gave no response time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reason {
+    /// An empty line.
+    Empty,
+    /// NUL or other control bytes: binary garbage.
+    Binary,
+    /// Longer than the line limit.
+    TooLong,
+    /// A line of another format (a JSON line in an access log, or the reverse).
+    OtherFormat,
+    /// The line ends before all its fields (missing bracket, quote, status or byte count).
+    Truncated,
+    /// The line is complete but has no response-time field.
+    NoTime,
+    /// The time field is not a number (`-` for an upstream that never answered).
+    NonNumericTime,
+    /// A JSON line that does not parse.
+    BadJson,
+    /// A JSON line without the `--field` path.
+    MissingField,
+    /// A line the `--regex` does not match.
+    NoMatch,
+    /// A timestamp that cannot be read, when `--since/--until` need it.
+    BadTimestamp,
+    /// The last, partial line of a compressed stream that ended early.
+    CutByStreamEnd,
+}
+
+impl Reason {
+    /// A short description for the human report.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Empty => "empty line",
+            Self::Binary => "binary garbage (control bytes)",
+            Self::TooLong => "line longer than 1 MiB",
+            Self::OtherFormat => "line of another format (mixed formats)",
+            Self::Truncated => "truncated (fields missing)",
+            Self::NoTime => "no response-time field",
+            Self::NonNumericTime => "non-numeric time (e.g. \"-\" upstream)",
+            Self::BadJson => "invalid JSON",
+            Self::MissingField => "JSON without the --field",
+            Self::NoMatch => "does not match --regex",
+            Self::BadTimestamp => "unreadable timestamp (needed by --since/--until)",
+            Self::CutByStreamEnd => "cut by the end of a broken gzip stream",
+        }
+    }
+}
+
+/// What one line yields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// A response time in nanoseconds that passed the filters.
+    Sample(u64),
+    /// Parsed, but left out by a filter.
+    Filtered,
+    /// Not usable.
+    Skipped(Reason),
+}
+
+/// Parses a non-negative decimal (`0.012`, `5123`, `1.5e-3` is refused) in units of `unit_ns`
+/// nanoseconds, rounding to the nearest nanosecond.
+pub fn parse_decimal(token: &[u8], unit_ns: u64) -> Result<u64, Reason> {
+    let mut mantissa: u128 = 0;
+    let mut scale: u128 = 1;
+    let mut seen_dot = false;
+    let mut digits = 0;
+    for &b in token {
+        match b {
+            b'0'..=b'9' => {
+                digits += 1;
+                if digits > 30 {
+                    return Err(Reason::NonNumericTime);
+                }
+                mantissa = mantissa * 10 + u128::from(b - b'0');
+                if seen_dot {
+                    scale *= 10;
+                }
+            }
+            b'.' if !seen_dot => seen_dot = true,
+            _ => return Err(Reason::NonNumericTime),
+        }
+    }
+    if digits == 0 {
+        return Err(Reason::NonNumericTime);
+    }
+    let ns = (mantissa * u128::from(unit_ns) + scale / 2) / scale;
+    u64::try_from(ns).map_err(|_| Reason::NonNumericTime)
+}
+
+/// Whether a line that failed to parse looks like binary data rather than text.
+pub fn looks_binary(line: &[u8]) -> bool {
+    let control = line
+        .iter()
+        .filter(|&&b| (b < 0x20 && b != b'\t') || b == 0x7f)
+        .count();
+    let high = line.iter().filter(|&&b| b >= 0x80).count();
+    control > 0 || high * 4 > line.len()
+}
+
+/// The format-specific part of parsing.
+pub enum LineParser {
+    /// NCSA access-log shape with appended times.
+    Access {
+        /// Which appended field.
+        column: Column,
+        /// Nanoseconds per unit of the field.
+        unit_ns: u64,
+    },
+    /// JSON lines.
+    Json(JsonFields),
+    /// A user regex with named groups.
+    Regex(Box<RegexFields>),
+}
+
+/// A `--regex` and the positions of its named groups.
+pub struct RegexFields {
+    regex: Regex,
+    locations: CaptureLocations,
+    time: usize,
+    status: Option<usize>,
+    method: Option<usize>,
+    path: Option<usize>,
+    timestamp: Option<usize>,
+    unit_ns: u64,
+}
+
+impl RegexFields {
+    /// Compiles `pattern`, which must have a group named `time` (optionally `status`,
+    /// `method`, `path` and `ts` too).
+    pub fn new(pattern: &str, unit_ns: u64) -> Result<Self, String> {
+        let regex = Regex::new(pattern).map_err(|e| format!("--regex {pattern:?}: {e}"))?;
+        let group = |name: &str| regex.capture_names().position(|n| n == Some(name));
+        let time = group("time").ok_or_else(|| {
+            format!("--regex {pattern:?} has no group named `time`: write it as (?P<time>[0-9.]+)")
+        })?;
+        Ok(Self {
+            locations: regex.capture_locations(),
+            status: group("status"),
+            method: group("method"),
+            path: group("path"),
+            timestamp: group("ts"),
+            time,
+            unit_ns,
+            regex,
+        })
+    }
+}
+
+impl LineParser {
+    /// Classifies one line (without its line ending).
+    pub fn classify(&mut self, line: &[u8], filters: &Filters) -> Outcome {
+        if line.is_empty() {
+            return Outcome::Skipped(Reason::Empty);
+        }
+        let result = match self {
+            Self::Access { column, unit_ns } => Self::access(line, *column, *unit_ns, filters),
+            Self::Json(fields) => fields.classify(line, filters),
+            Self::Regex(fields) => Self::regex(fields, line, filters),
+        };
+        match result {
+            Ok(outcome) => outcome,
+            Err(reason) if reason != Reason::BadTimestamp && looks_binary(line) => {
+                Outcome::Skipped(Reason::Binary)
+            }
+            Err(reason) => Outcome::Skipped(reason),
+        }
+    }
+
+    fn access(
+        line: &[u8],
+        column: Column,
+        unit_ns: u64,
+        filters: &Filters,
+    ) -> Result<Outcome, Reason> {
+        let a = access::split(line)?;
+        let ns = access::time_ns(a.times, column, unit_ns)?;
+        let keep = filters.keep(Some(a.status), a.method, a.path, || Some(a.timestamp))?;
+        Ok(if keep {
+            Outcome::Sample(ns)
+        } else {
+            Outcome::Filtered
+        })
+    }
+
+    fn regex(f: &mut RegexFields, line: &[u8], filters: &Filters) -> Result<Outcome, Reason> {
+        if f.regex.captures_read(&mut f.locations, line).is_none() {
+            return Err(Reason::NoMatch);
+        }
+        let locations = &f.locations;
+        let get = |i: Option<usize>| i.and_then(|i| locations.get(i)).map(|(s, e)| &line[s..e]);
+        let time = get(Some(f.time)).ok_or(Reason::NoTime)?;
+        let ns = parse_decimal(time, f.unit_ns)?;
+        let status = match get(f.status) {
+            Some(s) => Some(
+                std::str::from_utf8(s)
+                    .ok()
+                    .and_then(|s| s.parse().ok())
+                    .ok_or(Reason::Truncated)?,
+            ),
+            None => None,
+        };
+        let timestamp = get(f.timestamp);
+        let keep = filters.keep(
+            status,
+            get(f.method).unwrap_or(b""),
+            get(f.path).unwrap_or(b""),
+            || timestamp,
+        )?;
+        Ok(if keep {
+            Outcome::Sample(ns)
+        } else {
+            Outcome::Filtered
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_in_any_unit() {
+        let s = 1_000_000_000;
+        assert_eq!(parse_decimal(b"0.012", s), Ok(12_000_000));
+        assert_eq!(parse_decimal(b"12", s), Ok(12_000_000_000));
+        assert_eq!(parse_decimal(b"1.", s), Ok(1_000_000_000));
+        assert_eq!(parse_decimal(b".5", s), Ok(500_000_000));
+        assert_eq!(parse_decimal(b"5123", 1_000), Ok(5_123_000));
+        assert_eq!(parse_decimal(b"0.0000000004", s), Ok(0));
+        assert_eq!(parse_decimal(b"0.0000000005", s), Ok(1));
+        for bad in [
+            &b"-"[..],
+            b"",
+            b".",
+            b"1.2.3",
+            b"-1",
+            b"1e3",
+            b"0x10",
+            b"99999999999999999999",
+        ] {
+            assert_eq!(
+                parse_decimal(bad, s),
+                Err(Reason::NonNumericTime),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn binary_garbage_is_recognised() {
+        assert!(looks_binary(b"\x00\x01abc"));
+        assert!(looks_binary(&[0xff; 10]));
+        assert!(!looks_binary("caf\u{e9} \"GET /\"".as_bytes()));
+    }
+
+    #[test]
+    fn regex_groups_and_filters() {
+        let mut p = LineParser::Regex(Box::new(
+            RegexFields::new(
+                r"^(?P<status>\d{3}) (?P<method>\S+) (?P<time>[0-9.]+)ms$",
+                1_000_000,
+            )
+            .expect("compiles"),
+        ));
+        let none = Filters::default();
+        assert_eq!(
+            p.classify(b"200 GET 12.5ms", &none),
+            Outcome::Sample(12_500_000)
+        );
+        assert_eq!(
+            p.classify(b"200 GET -ms", &none),
+            Outcome::Skipped(Reason::NoMatch)
+        );
+        assert_eq!(
+            p.classify(b"\x00\x00", &none),
+            Outcome::Skipped(Reason::Binary)
+        );
+        let only_post = Filters {
+            methods: vec![b"POST".to_vec()],
+            ..Filters::default()
+        };
+        assert_eq!(p.classify(b"200 GET 12.5ms", &only_post), Outcome::Filtered);
+        assert!(RegexFields::new("(?P<t>x)", 1).is_err());
+        assert!(RegexFields::new("(", 1).is_err());
+    }
+}
