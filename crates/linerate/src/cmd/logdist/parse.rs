@@ -95,6 +95,12 @@ pub fn parse_decimal(token: &[u8], unit_ns: u64) -> Result<u64, Reason> {
     if digits == 0 {
         return Err(Reason::NonNumericTime);
     }
+    // u64 arithmetic for the common case; 128-bit division is a library call
+    if let (Ok(m), Ok(sc)) = (u64::try_from(mantissa), u64::try_from(scale)) {
+        if let Some(product) = m.checked_mul(unit_ns).and_then(|p| p.checked_add(sc / 2)) {
+            return Ok(product / sc);
+        }
+    }
     let ns = (mantissa * u128::from(unit_ns) + scale / 2) / scale;
     u64::try_from(ns).map_err(|_| Reason::NonNumericTime)
 }
@@ -185,7 +191,11 @@ impl LineParser {
         filters: &Filters,
     ) -> Result<Outcome, Reason> {
         let a = access::split(line)?;
-        let ns = access::time_ns(a.times, column, unit_ns)?;
+        let ns = match access::time_ns(a.times, column, unit_ns) {
+            Ok(ns) => ns,
+            // a line cut inside a quoted field leaves text after its last quote
+            Err(reason) => return Err(access::split_strict(line).err().unwrap_or(reason)),
+        };
         let keep = filters.keep(Some(a.status), a.method, a.path, || Some(a.timestamp))?;
         Ok(if keep {
             Outcome::Sample(ns)
@@ -256,6 +266,28 @@ mod tests {
                 "{bad:?}"
             );
         }
+    }
+
+    #[test]
+    fn lines_cut_inside_a_quoted_field_are_truncated() {
+        let line = b"203.0.113.9 - - [10/Oct/2026:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5 \"-\" \"Mozilla/5.0 (X11)\" 0.012 0.010";
+        let mut p = LineParser::Access {
+            column: Column::Request,
+            unit_ns: 1_000_000_000,
+        };
+        let none = Filters::default();
+        assert_eq!(p.classify(line, &none), Outcome::Sample(12_000_000));
+        for cut in [20, 50, 70, 76, 85] {
+            assert_eq!(
+                p.classify(&line[..cut], &none),
+                Outcome::Skipped(Reason::Truncated),
+                "{cut}"
+            );
+        }
+        assert_eq!(
+            p.classify(&line[..line.len() - 12], &none),
+            Outcome::Skipped(Reason::NoTime)
+        );
     }
 
     #[test]
