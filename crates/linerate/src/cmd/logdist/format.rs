@@ -118,8 +118,9 @@ impl Layout {
     }
 }
 
-/// Detects the format from the start of a file: the majority of the first 100 non-empty
-/// lines must parse. Decimal times mean nginx (seconds), integers Apache `%D` (microseconds;
+/// Detects the format from the start of a file: the format that reads most of the first 100
+/// non-empty lines wins if it reads at least a quarter of them (a log with some broken or
+/// foreign lines is still detected; the rest are counted as skipped). Decimal times mean nginx (seconds), integers Apache `%D` (microseconds;
 /// `%T` logs must say `--format apache-s`). Returns `None` when nothing fits.
 pub fn detect(head: &[u8], complete: bool, choice: &FieldChoice) -> Option<Layout> {
     let mut lines: Vec<&[u8]> = head
@@ -153,7 +154,7 @@ pub fn detect(head: &[u8], complete: bool, choice: &FieldChoice) -> Option<Layou
         }
     }
     let best = json_hits.max(decimal + integer);
-    if best * 2 < lines.len() || best == 0 {
+    if best * 4 < lines.len() || best == 0 {
         return None;
     }
     let format = if json_hits >= decimal + integer {

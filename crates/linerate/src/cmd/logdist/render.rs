@@ -130,7 +130,7 @@ fn counts_line(s: &Summary) -> String {
 
 fn precision_note(s: &Summary) -> String {
     if s.mode == "exact" {
-        "percentiles are exact (nearest rank)".to_owned()
+        "percentiles are exact: nearest rank".to_owned()
     } else {
         format!(
             "percentiles within ±{:.3} %: log-linear histogram; --exact for exact values",
