@@ -593,3 +593,59 @@ fn human_report_snapshot() {
     insta::assert_snapshot!(stdout(&o));
     let _ = log;
 }
+
+#[test]
+fn parallel_and_sequential_parsing_agree() {
+    // ~3.5 MB: several chunks, with bad lines spread over them
+    let mut rng = Rng(21);
+    let mut text = String::new();
+    for i in 0..20_000u64 {
+        let line = nginx(i, 200, "GET", "/p", rng.next() % 3000, "0.001");
+        match i % 997 {
+            5 => text.push_str(&line[..50]),
+            6 => text.push_str("\u{0}\u{0}"),
+            7 => text.push_str(
+                line.trim_end()
+                    .replace("0.001", "-")
+                    .replace("200 ", "500 ")
+                    .as_str(),
+            ),
+            _ => text.push_str(line.trim_end()),
+        }
+        text.push_str(if i % 3 == 0 { "\r\n" } else { "\n" });
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = write(dir.path(), "big.log", &text);
+    let gz = dir.path().join("cut.log.gz");
+    let packed = gzip(&text);
+    std::fs::write(&gz, &packed[..packed.len() * 2 / 3]).expect("write");
+    for (file, extra) in [
+        (&log, vec![]),
+        (
+            &log,
+            vec!["--field", "upstream_response_time", "--status", "2xx"],
+        ),
+        (&gz, vec![]),
+    ] {
+        let mut one = vec![p(file), "--threads", "1"];
+        one.extend(extra.iter().copied());
+        let mut four = vec![p(file), "--threads", "4"];
+        four.extend(extra.iter().copied());
+        let (a, b) = (json(&one), json(&four));
+        assert_eq!(a, b, "{extra:?}");
+        assert!(a["skipped"].as_u64().expect("skipped") > 0);
+        assert!(a["count"].as_u64().expect("count") > 5000);
+    }
+    let r = json(&[p(&log)]);
+    assert_eq!(r["lines"], 20_000);
+    assert_eq!(r["crlf_lines"], 6667);
+    let truncated = r["skipped_by_reason"]
+        .as_array()
+        .expect("reasons")
+        .iter()
+        .find(|s| s["reason"] == "truncated")
+        .expect("truncated lines");
+    assert_eq!(truncated["count"], 21);
+    assert_eq!(truncated["first_lines"][0], format!("{}:6", p(&log)));
+    assert_eq!(truncated["first_lines"][1], format!("{}:1003", p(&log)));
+}

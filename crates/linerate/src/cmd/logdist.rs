@@ -9,6 +9,7 @@ mod filter;
 mod format;
 mod input;
 mod json;
+mod parallel;
 mod parse;
 mod plot;
 mod render;
@@ -104,6 +105,10 @@ pub struct Options {
     /// Exact percentiles (memory grows with the number of distinct times)
     #[arg(long)]
     pub exact: bool,
+
+    /// Parsing threads (default: the CPUs available; --last reads on one)
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
 
     /// Confidence level of the comparison, in percent
     #[arg(long, default_value_t = 95.0)]
@@ -208,6 +213,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         bin_ns,
         bins: usize::try_from(bins).unwrap_or(100_000),
         threshold_ns: args.threshold.map_or(bin_ns, Duration::as_nanos),
+        threads: match args.threads {
+            Some(0) => bail!("--threads 0: give at least 1"),
+            Some(n) => n.min(64),
+            None => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
+        },
     };
 
     match &args.compare {

@@ -11,10 +11,10 @@ use linerate_stats::distribution::{Distribution, LinearBins};
 use super::filter::Filters;
 use super::format::{self, FieldChoice, Format, Layout};
 use super::input::{LineReader, ReadEnd, Source};
-use super::parse::{LineParser, Outcome, Reason};
+use super::parse::{Outcome, Reason};
 
 /// Line numbers kept per skip reason.
-const FIRST_LINES: usize = 5;
+pub const FIRST_LINES: usize = 5;
 
 /// How to read and bin a data set.
 pub struct Plan<'a> {
@@ -34,6 +34,8 @@ pub struct Plan<'a> {
     pub bins: usize,
     /// `--threshold` in ns.
     pub threshold_ns: u64,
+    /// Parsing threads (1: parse on the reading thread).
+    pub threads: usize,
 }
 
 /// Skips of one reason.
@@ -93,8 +95,21 @@ pub struct DataSet {
     pub first_bad: Option<BadLine>,
 }
 
+impl BadLine {
+    /// Keeps up to 200 bytes of the line.
+    pub fn new(input: usize, line: u64, reason: Reason, bytes: &[u8]) -> Self {
+        Self {
+            input,
+            line,
+            reason,
+            text: String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned(),
+        }
+    }
+}
+
 impl DataSet {
-    fn new(plan: &Plan<'_>) -> Self {
+    /// An empty data set for a plan.
+    pub fn new(plan: &Plan<'_>) -> Self {
         Self {
             inputs: Vec::new(),
             lines: 0,
@@ -118,17 +133,22 @@ impl DataSet {
         self.skipped.values().map(|s| s.count).sum()
     }
 
+    /// Counts one response time.
     #[inline]
-    fn count(&mut self, input: usize, line: u64, outcome: Outcome) {
+    pub fn sample(&mut self, ns: u64) {
+        self.distribution.record(ns);
+        self.bins.record(ns);
+        if ns < self.threshold_ns {
+            self.under_threshold += 1;
+        }
+    }
+
+    /// Counts one line's outcome.
+    #[inline]
+    pub fn count(&mut self, input: usize, line: u64, outcome: Outcome) {
         self.lines += 1;
         match outcome {
-            Outcome::Sample(ns) => {
-                self.distribution.record(ns);
-                self.bins.record(ns);
-                if ns < self.threshold_ns {
-                    self.under_threshold += 1;
-                }
-            }
+            Outcome::Sample(ns) => self.sample(ns),
             Outcome::Filtered => self.filtered += 1,
             Outcome::Skipped(reason) => {
                 let skips = self.skipped.entry(reason).or_default();
@@ -141,61 +161,75 @@ impl DataSet {
     }
 }
 
-/// Reads every input of a data set.
+/// Reads every input of a data set: on worker threads when there are several cores and no
+/// `--last`, else on this thread.
 pub fn analyze(sources: &[Source], plan: &Plan<'_>) -> anyhow::Result<DataSet> {
+    let Some(first_source) = sources.first() else {
+        anyhow::bail!("no input given");
+    };
+    let mut first = LineReader::open(first_source)?;
+    let layout = resolve_layout(&mut first, &first_source.name(), plan)?;
+    if plan.last.is_none() && plan.threads > 1 {
+        super::parallel::analyze(sources, first, &layout, plan)
+    } else {
+        sequential(sources, first, &layout, plan)
+    }
+}
+
+/// The layout: the explicit format, or the one detected from the first input's start.
+fn resolve_layout(reader: &mut LineReader, name: &str, plan: &Plan<'_>) -> anyhow::Result<Layout> {
+    match plan.format {
+        Format::Auto if plan.choice.regex.is_some() => Layout::explicit(Format::Regex, plan.choice),
+        Format::Auto => {
+            let head = reader
+                .peek()
+                .with_context(|| format!("cannot read {name}"))?;
+            let complete = head.len() < (1 << 18);
+            format::detect(head, complete, plan.choice).ok_or_else(|| {
+                let first = head
+                    .split(|&b| b == b'\n')
+                    .find(|l| !l.trim_ascii().is_empty())
+                    .map(|l| String::from_utf8_lossy(&l[..l.len().min(200)]).into_owned())
+                    .unwrap_or_default();
+                if first.is_empty() {
+                    format!("{name}: no log lines to detect the format from")
+                } else {
+                    format!(
+                        "{name}: cannot detect the log format from the first lines \
+                         (first line: {first:?}); name it with --format \
+                         nginx|apache-us|apache-s|json or give --regex"
+                    )
+                }
+            })
+        }
+        explicit => Layout::explicit(explicit, plan.choice),
+    }
+    .map_err(anyhow::Error::msg)
+}
+
+/// Reads the inputs in order on this thread (needed for `--last`).
+fn sequential(
+    sources: &[Source],
+    first: LineReader,
+    layout: &Layout,
+    plan: &Plan<'_>,
+) -> anyhow::Result<DataSet> {
     let mut set = DataSet::new(plan);
     let mut ring: VecDeque<(usize, u64, Outcome)> = VecDeque::new();
-    let mut parser: Option<(LineParser, Layout)> = None;
+    let mut line_parser = layout.parser(plan.choice).map_err(anyhow::Error::msg)?;
+    let mut first = Some(first);
     for (index, source) in sources.iter().enumerate() {
         let name = source.name();
-        let mut reader = LineReader::open(source)?;
-        if parser.is_none() {
-            let layout = match plan.format {
-                Format::Auto if plan.choice.regex.is_some() => {
-                    Layout::explicit(Format::Regex, plan.choice)
-                }
-                Format::Auto => {
-                    let head = reader
-                        .peek()
-                        .with_context(|| format!("cannot read {name}"))?;
-                    let complete = head.len() < (1 << 18);
-                    format::detect(head, complete, plan.choice).ok_or_else(|| {
-                        let first = head
-                            .split(|&b| b == b'\n')
-                            .find(|l| !l.trim_ascii().is_empty())
-                            .map(|l| String::from_utf8_lossy(&l[..l.len().min(200)]).into_owned())
-                            .unwrap_or_default();
-                        if first.is_empty() {
-                            format!("{name}: no log lines to detect the format from")
-                        } else {
-                            format!(
-                                "{name}: cannot detect the log format from the first lines \
-                                 (first line: {first:?}); name it with --format \
-                                 nginx|apache-us|apache-s|json or give --regex"
-                            )
-                        }
-                    })
-                }
-                explicit => Layout::explicit(explicit, plan.choice),
-            }
-            .map_err(anyhow::Error::msg)?;
-            let line_parser = layout.parser(plan.choice).map_err(anyhow::Error::msg)?;
-            parser = Some((line_parser, layout));
-        }
-        let Some((line_parser, layout)) = parser.as_mut() else {
-            continue;
+        let reader = match first.take() {
+            Some(reader) => reader,
+            None => LineReader::open(source)?,
         };
         let mut crlf = 0u64;
         let mut first_bad: Option<BadLine> = None;
         let filters = plan.filters;
         let mut sink = |number: u64, outcome: Outcome, bytes: &[u8]| {
             if let (Outcome::Skipped(reason), None) = (outcome, &first_bad) {
-                first_bad = Some(BadLine {
-                    input: index,
-                    line: number,
-                    reason,
-                    text: String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned(),
-                });
+                first_bad = Some(BadLine::new(index, number, reason, bytes));
             }
             match plan.last {
                 Some(n) => {

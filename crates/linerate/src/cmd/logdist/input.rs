@@ -66,7 +66,24 @@ pub struct ReadEnd {
     pub stream_error: Option<String>,
 }
 
-/// Streams lines from a reader into a callback.
+/// What [`LineReader::next_chunk`] handed over.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Chunk {
+    /// Whole lines (the last one may lack its newline at the end of the input).
+    Lines,
+    /// The first bytes of one line longer than [`MAX_LINE`]; the rest of it is skipped.
+    LongLine,
+    /// The end of the input: a compressed stream's error, and whether a partial last line
+    /// was dropped because of it.
+    End {
+        /// The error of a compressed stream that ended early or was corrupt.
+        stream_error: Option<String>,
+        /// A partial line was dropped.
+        cut: bool,
+    },
+}
+
+/// Streams lines from a reader into a callback, or whole-line chunks to worker threads.
 pub struct LineReader {
     inner: Box<dyn Read>,
     gzip: bool,
@@ -74,6 +91,9 @@ pub struct LineReader {
     start: usize,
     end: usize,
     eof: bool,
+    skipping_long: bool,
+    stream_error: Option<String>,
+    cut: bool,
 }
 
 impl LineReader {
@@ -112,7 +132,71 @@ impl LineReader {
             start: 0,
             end: 0,
             eof: false,
+            skipping_long: false,
+            stream_error: None,
+            cut: false,
         })
+    }
+
+    /// Whether the data is gzip-compressed.
+    pub fn is_gzip(&self) -> bool {
+        self.gzip
+    }
+
+    /// Moves whole lines, about half a chunk of them, into `out` (cleared first). Errors of a
+    /// plain file or stdin are returned; a compressed stream's error ends the input after
+    /// its complete lines, reported by [`Chunk::End`].
+    pub fn next_chunk(&mut self, out: &mut Vec<u8>) -> io::Result<Chunk> {
+        out.clear();
+        loop {
+            if self.skipping_long {
+                match memchr::memchr(b'\n', &self.buf[self.start..self.end]) {
+                    Some(nl) => {
+                        self.start += nl + 1;
+                        self.skipping_long = false;
+                    }
+                    None => self.start = self.end,
+                }
+            }
+            let pending = &self.buf[self.start..self.end];
+            if self.eof {
+                if pending.is_empty() {
+                    return Ok(Chunk::End {
+                        stream_error: self.stream_error.take(),
+                        cut: std::mem::take(&mut self.cut),
+                    });
+                }
+                out.extend_from_slice(pending);
+                self.start = self.end;
+                return Ok(Chunk::Lines);
+            }
+            if pending.len() >= CHUNK / 2 && !self.skipping_long {
+                if let Some(nl) = memchr::memrchr(b'\n', pending) {
+                    out.extend_from_slice(&pending[..=nl]);
+                    self.start += nl + 1;
+                    return Ok(Chunk::Lines);
+                }
+                if pending.len() >= MAX_LINE {
+                    out.extend_from_slice(&pending[..200]);
+                    self.start = self.end;
+                    self.skipping_long = true;
+                    return Ok(Chunk::LongLine);
+                }
+            }
+            match self.fill() {
+                Ok(_) => {}
+                Err(e) if self.gzip => {
+                    self.stream_error = Some(e.to_string());
+                    self.eof = true;
+                    // keep the complete lines; drop (and report) a partial one
+                    let pending = &self.buf[self.start..self.end];
+                    let keep = memchr::memrchr(b'\n', pending).map_or(0, |nl| nl + 1);
+                    self.cut = keep < pending.len() && !self.skipping_long;
+                    self.end = self.start + keep;
+                }
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     /// Reads more data after the unconsumed bytes; returns the bytes read (0 at the end).
@@ -276,6 +360,51 @@ mod tests {
         assert_eq!(
             got[123_456].1,
             format!("line 123456 {}", "x".repeat(123_456 % 13)).as_bytes()
+        );
+    }
+
+    fn open_bytes(data: &[u8]) -> (tempfile::TempDir, LineReader) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("x.log");
+        std::fs::write(&path, data).expect("write");
+        let reader = LineReader::open(&Source::File(path)).expect("open");
+        (dir, reader)
+    }
+
+    #[test]
+    fn overlong_lines_are_flagged_not_buffered() {
+        let mut data = b"a\n".to_vec();
+        data.extend(std::iter::repeat_n(b'x', MAX_LINE * 2 + 10));
+        data.extend_from_slice(b"\nb\n");
+        let (_dir, reader) = open_bytes(&data);
+        let mut seen = Vec::new();
+        reader
+            .for_each_line(|l| seen.push((l.number, l.too_long, l.bytes.len())))
+            .expect("read");
+        assert_eq!(seen, vec![(1, false, 1), (2, true, 200), (3, false, 1)]);
+
+        let (_dir, mut reader) = open_bytes(&data);
+        let mut out = Vec::new();
+        let mut chunks = Vec::new();
+        loop {
+            let chunk = reader.next_chunk(&mut out).expect("read");
+            let end = matches!(chunk, Chunk::End { .. });
+            chunks.push((chunk, out.clone()));
+            if end {
+                break;
+            }
+        }
+        assert_eq!(chunks.len(), 4);
+        assert_eq!(chunks[0], (Chunk::Lines, b"a\n".to_vec()));
+        assert_eq!(chunks[1].0, Chunk::LongLine);
+        assert_eq!(chunks[1].1, vec![b'x'; 200]);
+        assert_eq!(chunks[2], (Chunk::Lines, b"b\n".to_vec()));
+        assert_eq!(
+            chunks[3].0,
+            Chunk::End {
+                stream_error: None,
+                cut: false
+            }
         );
     }
 
