@@ -222,6 +222,8 @@ fn calomel_before_and_after_shares_and_the_comparison() {
     assert!(c["test"]["p_value"].as_f64().expect("p") < 1e-100);
     assert_eq!(c["test"]["differs"], true);
     assert_eq!(c["shifts"].as_array().map(Vec::len), Some(6));
+    let o = run(&["--compare", p(&before), p(&after), "--fail-on-difference"]);
+    assert_eq!(o.status.code(), Some(1));
 }
 
 #[test]
@@ -239,6 +241,8 @@ fn same_distribution_gives_no_difference_proven() {
     let c = json(&["--compare", p(&a), p(&b)]);
     assert!(c["test"]["p_value"].as_f64().expect("p") > 0.05);
     assert_eq!(c["test"]["differs"], false);
+    let o = run(&["--compare", p(&a), p(&b), "--fail-on-difference"]);
+    assert_eq!(o.status.code(), Some(0));
 }
 
 #[test]

@@ -114,6 +114,10 @@ pub struct Options {
     #[arg(long, default_value_t = 95.0)]
     pub confidence: f64,
 
+    /// With --compare: exit 1 when the test finds a difference
+    #[arg(long, requires = "compare")]
+    pub fail_on_difference: bool,
+
     /// Print JSON (schema linerate.logdist/1 or linerate.logdist.compare/1)
     #[arg(long)]
     pub json: bool,
@@ -237,6 +241,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 print_json(&comparison)?;
             } else {
                 output::print_text(&render::comparison(&comparison))?;
+            }
+            let differs = comparison.test.as_ref().is_some_and(|t| t.differs);
+            if args.fail_on_difference && differs {
+                return Ok(ExitCode::from(1));
             }
         }
         None => {
