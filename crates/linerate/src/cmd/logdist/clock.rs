@@ -207,3 +207,28 @@ mod tests {
         assert_eq!(parse_log_time(b"2026-10-10T25:00:00Z"), None);
     }
 }
+
+#[cfg(test)]
+mod never_panics {
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn any_bytes_or_text(bytes in proptest::collection::vec(any::<u8>(), 0..40), text in ".{0,40}") {
+            let _ = super::parse_log_time(&bytes);
+            let _ = super::parse_bound(&text);
+        }
+
+        #[test]
+        fn mutated_timestamps(at in 0..26usize, byte in any::<u8>(), cut in 0..27usize) {
+            for base in ["10/Oct/2026:13:55:36 +0000", "2026-10-10T13:55:36.25+02:00"] {
+                let mut s = base.as_bytes().to_vec();
+                if at < s.len() {
+                    s[at] = byte;
+                }
+                s.truncate(cut.max(at));
+                let _ = super::parse_log_time(&s);
+            }
+        }
+    }
+}

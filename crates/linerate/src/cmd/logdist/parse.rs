@@ -328,3 +328,64 @@ mod tests {
         assert!(RegexFields::new("(", 1).is_err());
     }
 }
+
+#[cfg(test)]
+mod never_panics {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::cmd::logdist::filter::StatusMatch;
+
+    const LINE: &str = "203.0.113.9 - - [10/Oct/2026:13:55:36 +0000] \"GET /a?b=\\\"c\\\" HTTP/1.1\" 200 5 \"-\" \"Mozilla/5.0 (X11)\" 0.012 0.010, 0.002 : -";
+
+    fn parsers() -> Vec<LineParser> {
+        vec![
+            LineParser::Access {
+                column: Column::Request,
+                unit_ns: 1_000_000_000,
+            },
+            LineParser::Access {
+                column: Column::Upstream,
+                unit_ns: 1_000,
+            },
+            LineParser::Json(JsonFields::new("a.b", 1_000_000)),
+            LineParser::Regex(Box::new(
+                RegexFields::new(
+                    r"\[(?P<ts>[^\]]*)\] (?P<method>\S*) (?P<path>\S*) (?P<status>\S*) (?P<time>\S*)",
+                    1,
+                )
+                .expect("compiles"),
+            )),
+        ]
+    }
+
+    fn filters() -> Filters {
+        Filters {
+            statuses: vec![StatusMatch::Class(2)],
+            methods: vec![b"GET".to_vec()],
+            path: regex::bytes::Regex::new("a").ok(),
+            since: Some(0),
+            until: Some(i64::MAX),
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn arbitrary_bytes(line in proptest::collection::vec(any::<u8>(), 0..300)) {
+            for mut p in parsers() {
+                let _ = p.classify(&line, &filters());
+                let _ = p.classify(&line, &Filters::default());
+            }
+        }
+
+        #[test]
+        fn mutated_access_lines(cut in 0..LINE.len(), at in 0..LINE.len(), byte in any::<u8>()) {
+            let mut line = LINE.as_bytes().to_vec();
+            line[at] = byte;
+            line.truncate(cut.max(at));
+            for mut p in parsers() {
+                let _ = p.classify(&line, &filters());
+            }
+        }
+    }
+}
