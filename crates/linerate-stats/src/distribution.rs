@@ -431,6 +431,18 @@ impl Distribution {
             Self::Exact(e) => e.steps(),
         }
     }
+
+    /// `(position, count)` ascending, for comparing two distributions of the same mode and
+    /// precision: the values when exact, each bucket's lower edge for a histogram. (Not the
+    /// representatives: those are kept inside each distribution's own min..max, so one bucket
+    /// could sit at two different positions in two histograms and show a gap that is not
+    /// there.)
+    pub fn comparable_steps(&self) -> Vec<(u64, u64)> {
+        match self {
+            Self::Histogram(h) => h.buckets().map(|(low, _, n)| (low, n)).collect(),
+            Self::Exact(e) => e.steps(),
+        }
+    }
 }
 
 /// Fixed-width bins `[i·width, (i+1)·width)` for `i < bins`, plus one overflow bin for
@@ -633,6 +645,16 @@ mod tests {
             vec![Some(50), Some(50), Some(100), Some(100 + 2757), Some(2957)]
         );
         assert_eq!(e.distinct(), 2859);
+    }
+
+    #[test]
+    fn comparable_steps_put_a_bucket_at_one_place() {
+        // both samples fall in the bucket [2048, 2050) at 10 bits, with different extremes
+        let (mut a, mut b) = (Distribution::histogram(), Distribution::histogram());
+        a.record(2048);
+        b.record(2049);
+        assert_eq!(a.comparable_steps(), b.comparable_steps());
+        assert_ne!(a.steps(), b.steps()); // the representatives differ: min/max clamp
     }
 
     #[test]

@@ -653,3 +653,27 @@ fn parallel_and_sequential_parsing_agree() {
     assert_eq!(truncated["first_lines"][0], format!("{}:6", p(&log)));
     assert_eq!(truncated["first_lines"][1], format!("{}:1003", p(&log)));
 }
+
+#[test]
+fn comparison_in_histogram_mode_sees_nothing_below_the_precision() {
+    // 100 000 µs vs 100 005 µs: one 65.5 µs-wide bucket holds both (0.005 % apart)
+    let log = |us: u64| -> String {
+        (0..200u64)
+            .map(|i| {
+                format!(
+                    "198.18.0.1 - - [10/Oct/2026:13:55:{:02} +0000] \"GET / HTTP/1.1\" 200 5 \"-\" \"-\" {us}\n",
+                    i % 60
+                )
+            })
+            .collect()
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = write(dir.path(), "a.log", &log(100_000));
+    let b = write(dir.path(), "b.log", &log(100_005));
+    let c = json(&["--compare", p(&a), p(&b)]);
+    assert_eq!(c["test"]["d"], 0.0);
+    assert_eq!(c["test"]["differs"], false);
+    let c = json(&["--compare", p(&a), p(&b), "--exact"]);
+    assert_eq!(c["test"]["d"], 1.0);
+    assert_eq!(c["test"]["differs"], true);
+}

@@ -304,35 +304,38 @@ impl Comparison {
                     .then(|| (pa.seconds - pb.seconds) / pb.seconds * 100.0),
             })
             .collect();
-        let test =
-            ks::two_sample(before.distribution.steps(), after.distribution.steps()).map(|t| {
-                let differs = t.differs(alpha);
-                let confidence = format_confidence(alpha);
-                let verdict = if differs {
-                    let faster = if t.signed_gap > 0.0 {
-                        "faster"
-                    } else {
-                        "slower"
-                    };
-                    format!(
-                        "the distributions differ at {confidence} confidence: AFTER is {faster} \
-                     (largest gap {:.2} points of the cumulative share, at {})",
-                        t.d * 100.0,
-                        super::render::time(t.at)
-                    )
+        let test = ks::two_sample(
+            before.distribution.comparable_steps(),
+            after.distribution.comparable_steps(),
+        )
+        .map(|t| {
+            let differs = t.differs(alpha);
+            let confidence = format_confidence(alpha);
+            let verdict = if differs {
+                let faster = if t.signed_gap > 0.0 {
+                    "faster"
                 } else {
-                    format!("no difference proven at {confidence} confidence")
+                    "slower"
                 };
-                TestReport {
-                    name: "two-sample Kolmogorov-Smirnov",
-                    why: WHY_KS,
-                    ks: t,
-                    at_s: secs(t.at),
-                    alpha,
-                    differs,
-                    verdict,
-                }
-            });
+                format!(
+                    "the distributions differ at {confidence} confidence: AFTER is {faster} \
+                     (largest gap {:.2} points of the cumulative share, at {})",
+                    t.d * 100.0,
+                    super::render::time(t.at)
+                )
+            } else {
+                format!("no difference proven at {confidence} confidence")
+            };
+            TestReport {
+                name: "two-sample Kolmogorov-Smirnov",
+                why: WHY_KS,
+                ks: t,
+                at_s: secs(t.at),
+                alpha,
+                differs,
+                verdict,
+            }
+        });
         Self {
             schema: "linerate.logdist.compare/1",
             mean_shift_s: a.mean_s - b.mean_s,
