@@ -677,3 +677,25 @@ fn comparison_in_histogram_mode_sees_nothing_below_the_precision() {
     assert_eq!(c["test"]["d"], 1.0);
     assert_eq!(c["test"]["differs"], true);
 }
+
+#[test]
+fn apache_whole_seconds_are_named_not_guessed() {
+    let text: String = (0..30u64)
+        .map(|i| {
+            format!(
+                "::1 - - [10/Oct/2026:13:55:{:02} -0700] \"GET /slow HTTP/1.1\" 200 9 {}\n",
+                i % 60,
+                i % 4
+            )
+        })
+        .collect();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = write(dir.path(), "t.log", &text);
+    let o = run(&[p(&log)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--format apache-s"), "{}", stderr(&o));
+    let r = json(&[p(&log), "--format", "apache-s", "--exact"]);
+    assert_eq!(r["max_s"], 3.0);
+    assert_eq!(r["under_threshold"], 8); // the 0 s requests
+    assert_eq!(r["inputs"][0]["layout"]["field"], "%T");
+}

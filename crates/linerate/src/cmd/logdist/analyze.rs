@@ -185,7 +185,10 @@ fn resolve_layout(reader: &mut LineReader, name: &str, plan: &Plan<'_>) -> anyho
                 .peek()
                 .with_context(|| format!("cannot read {name}"))?;
             let complete = head.len() < (1 << 18);
-            format::detect(head, complete, plan.choice).ok_or_else(|| {
+            format::detect(head, complete, plan.choice).map_err(|why| {
+                if let Some(why) = why {
+                    return format!("{name}: cannot detect the log format: {why}");
+                }
                 let first = head
                     .split(|&b| b == b'\n')
                     .find(|l| !l.trim_ascii().is_empty())

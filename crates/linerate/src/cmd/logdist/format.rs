@@ -120,9 +120,11 @@ impl Layout {
 
 /// Detects the format from the start of a file: the format that reads most of the first 100
 /// non-empty lines wins if it reads at least a quarter of them (a log with some broken or
-/// foreign lines is still detected; the rest are counted as skipped). Decimal times mean nginx (seconds), integers Apache `%D` (microseconds;
-/// `%T` logs must say `--format apache-s`). Returns `None` when nothing fits.
-pub fn detect(head: &[u8], complete: bool, choice: &FieldChoice) -> Option<Layout> {
+/// foreign lines is still detected; the rest are counted as skipped). Decimal times mean
+/// nginx (seconds), integers Apache `%D` (microseconds). Integers all at or below 60 could as
+/// well be `%T` (seconds): that is refused as ambiguous rather than guessed. Returns
+/// `Err(None)` when nothing fits, `Err(Some(why))` when the choice is ambiguous.
+pub fn detect(head: &[u8], complete: bool, choice: &FieldChoice) -> Result<Layout, Option<String>> {
     let mut lines: Vec<&[u8]> = head
         .split(|&b| b == b'\n')
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
@@ -136,37 +138,43 @@ pub fn detect(head: &[u8], complete: bool, choice: &FieldChoice) -> Option<Layou
         .take(100)
         .collect();
     if lines.is_empty() {
-        return None;
+        return Err(None);
     }
     let json = JsonFields::new(choice.field.as_deref().unwrap_or("request_time"), 1);
     let json_hits = lines.iter().filter(|l| json.fits(l)).count();
-    let (mut decimal, mut integer) = (0, 0);
+    let (mut decimal, mut integer, mut largest) = (0, 0, 0);
     for line in &lines {
         if let Ok(a) = access::split(line) {
             let first = a.times.split(|&b| b == b' ').next().unwrap_or(b"");
-            if access::time_ns(a.times, Column::Request, 1).is_ok() {
+            if let Ok(value) = access::time_ns(a.times, Column::Request, 1) {
                 if first.contains(&b'.') {
                     decimal += 1;
                 } else {
                     integer += 1;
+                    largest = largest.max(value);
                 }
             }
         }
     }
     let best = json_hits.max(decimal + integer);
     if best * 4 < lines.len() || best == 0 {
-        return None;
+        return Err(None);
     }
     let format = if json_hits >= decimal + integer {
         Format::Json
     } else if decimal >= integer {
         Format::Nginx
+    } else if largest <= 60 {
+        return Err(Some(format!(
+            "the appended times are whole numbers up to {largest}: Apache %T (seconds) or %D \
+             (microseconds)? Say --format apache-s or --format apache-us"
+        )));
     } else {
         Format::ApacheUs
     };
-    let mut layout = Layout::explicit(format, choice).ok()?;
+    let mut layout = Layout::explicit(format, choice).map_err(Some)?;
     layout.detected = true;
-    Some(layout)
+    Ok(layout)
 }
 
 #[cfg(test)]
@@ -186,7 +194,7 @@ mod tests {
         let nginx = b"1.2.3.4 - - [10/Oct/2026:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5 \"-\" \"ua\" 0.012 -\n";
         let apache = b"1.2.3.4 - - [10/Oct/2026:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5 \"-\" \"ua\" 12345\n";
         let json = b"{\"request_time\":0.1}\n{\"request_time\":\"0.2\"}\n";
-        let detect = |d: &[u8]| detect(d, true, &choice()).map(|l| l.format);
+        let detect = |d: &[u8]| detect(d, true, &choice()).map(|l| l.format).ok();
         assert_eq!(detect(nginx), Some(Format::Nginx));
         assert_eq!(detect(apache), Some(Format::ApacheUs));
         assert_eq!(detect(json), Some(Format::Json));
@@ -195,7 +203,15 @@ mod tests {
         // a cut last line is not judged
         assert_eq!(
             super::detect(&nginx[..nginx.len() - 3], false, &choice()).map(|l| l.format),
-            None
+            Err(None)
+        );
+        // whole seconds or microseconds? refused, not guessed
+        let seconds =
+            b"1.2.3.4 - - [10/Oct/2026:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5 \"-\" \"ua\" 2\n";
+        let err = super::detect(seconds, true, &choice()).map(|l| l.format);
+        assert!(
+            matches!(&err, Err(Some(msg)) if msg.contains("apache-s")),
+            "{err:?}"
         );
     }
 
