@@ -699,3 +699,27 @@ fn apache_whole_seconds_are_named_not_guessed() {
     assert_eq!(r["under_threshold"], 8); // the 0 s requests
     assert_eq!(r["inputs"][0]["layout"]["field"], "%T");
 }
+
+#[test]
+fn gzip_cut_before_detection_finished_still_reports_the_lines_read() {
+    // a few kB of compressed data: the stream breaks while the format is being detected
+    let dir = tempfile::tempdir().expect("tempdir");
+    let gz = gzip(&calomel_log(7142, 9));
+    let cut = dir.path().join("early.log.gz");
+    std::fs::write(&cut, &gz[..4000]).expect("write");
+    for threads in ["1", "2"] {
+        let r = json(&[p(&cut), "--threads", threads]);
+        let lines = r["inputs"][0]["lines"].as_u64().expect("lines");
+        assert!(lines > 10 && lines < 1000, "{lines}");
+        assert_eq!(r["count"].as_u64(), Some(lines));
+        assert_eq!(r["skipped_by_reason"][0]["reason"], "cut-by-stream-end");
+        assert_eq!(
+            r["skipped_by_reason"][0]["first_lines"][0],
+            format!("{}:{}", p(&cut), lines + 1)
+        );
+    }
+    let fake = write(dir.path(), "fake.gz", "\u{1f}\u{8b}not gzip\n");
+    let o = run(&[p(&fake)]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("fake.gz"), "{}", stderr(&o));
+}

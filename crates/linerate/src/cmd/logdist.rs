@@ -229,6 +229,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let [before, after] = pair.as_slice() else {
                 bail!("--compare takes two files: BEFORE AFTER");
             };
+            if before.as_os_str() == "-" && after.as_os_str() == "-" {
+                bail!("--compare - -: stdin can be only one of BEFORE and AFTER");
+            }
             let before = read_set(std::slice::from_ref(before), &plan)?;
             let after = read_set(std::slice::from_ref(after), &plan)?;
             let comparison = Comparison::new(&before, &after, 1.0 - args.confidence / 100.0);
@@ -284,6 +287,20 @@ fn read_set(files: &[PathBuf], plan: &Plan<'_>) -> anyhow::Result<DataSet> {
     }
     let names: Vec<String> = sources.iter().map(Source::name).collect();
     let names = names.join(", ");
+    let broken: Vec<String> = set
+        .inputs
+        .iter()
+        .filter_map(|i| {
+            let err = i.end.stream_error.as_ref()?;
+            Some(format!(
+                "{}: the gzip stream broke after {} lines: {err}",
+                i.name, i.end.lines
+            ))
+        })
+        .collect();
+    if !broken.is_empty() && set.lines <= broken.len() as u64 {
+        bail!("{}", broken.join("; "));
+    }
     if set.lines == 0 {
         bail!("{names}: no lines to read");
     }

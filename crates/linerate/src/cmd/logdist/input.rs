@@ -183,19 +183,7 @@ impl LineReader {
                     return Ok(Chunk::LongLine);
                 }
             }
-            match self.fill() {
-                Ok(_) => {}
-                Err(e) if self.gzip => {
-                    self.stream_error = Some(e.to_string());
-                    self.eof = true;
-                    // keep the complete lines; drop (and report) a partial one
-                    let pending = &self.buf[self.start..self.end];
-                    let keep = memchr::memrchr(b'\n', pending).map_or(0, |nl| nl + 1);
-                    self.cut = keep < pending.len() && !self.skipping_long;
-                    self.end = self.start + keep;
-                }
-                Err(e) => return Err(e),
-            }
+            self.fill_or_break()?;
         }
     }
 
@@ -228,9 +216,27 @@ impl LineReader {
     /// detection before streaming.
     pub fn peek(&mut self) -> io::Result<&[u8]> {
         while !self.eof && self.end < CHUNK / 4 {
-            self.fill()?;
+            self.fill_or_break()?;
         }
         Ok(&self.buf[self.start..self.end])
+    }
+
+    /// Reads more; a compressed stream's error ends the input instead of failing: the complete
+    /// lines already buffered stay, a partial last line is dropped and remembered as cut.
+    fn fill_or_break(&mut self) -> io::Result<()> {
+        match self.fill() {
+            Ok(_) => Ok(()),
+            Err(e) if self.gzip => {
+                self.stream_error = Some(e.to_string());
+                self.eof = true;
+                let pending = &self.buf[self.start..self.end];
+                let keep = memchr::memrchr(b'\n', pending).map_or(0, |nl| nl + 1);
+                self.cut = keep < pending.len() && !self.skipping_long;
+                self.end = self.start + keep;
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// Hands every line to `each`. Errors of a plain file or stdin are fatal; a compressed
@@ -240,7 +246,6 @@ impl LineReader {
         mut each: impl FnMut(Line<'_>),
     ) -> io::Result<(ReadEnd, Option<u64>)> {
         let mut number = 0u64;
-        let mut skipping_long = false;
         let mut end = ReadEnd {
             gzip: self.gzip,
             ..ReadEnd::default()
@@ -252,8 +257,8 @@ impl LineReader {
             for nl in memchr::memchr_iter(b'\n', data) {
                 let raw = &data[consumed..nl];
                 consumed = nl + 1;
-                if skipping_long {
-                    skipping_long = false;
+                if self.skipping_long {
+                    self.skipping_long = false;
                     continue;
                 }
                 number += 1;
@@ -273,7 +278,7 @@ impl LineReader {
                 break;
             }
             let pending = self.end - self.start;
-            if pending >= MAX_LINE && !skipping_long {
+            if pending >= MAX_LINE && !self.skipping_long {
                 number += 1;
                 each(Line {
                     number,
@@ -281,25 +286,15 @@ impl LineReader {
                     crlf: false,
                     too_long: true,
                 });
-                skipping_long = true;
+                self.skipping_long = true;
             }
-            if skipping_long {
+            if self.skipping_long {
                 self.start = self.end;
             }
-            match self.fill() {
-                Ok(_) => {}
-                Err(e) if self.gzip => {
-                    end.stream_error = Some(e.to_string());
-                    end.lines = number;
-                    // The partial line after the last newline is cut: report its number.
-                    let cut = (self.end > self.start && !skipping_long).then_some(number + 1);
-                    return Ok((end, cut));
-                }
-                Err(e) => return Err(e),
-            }
+            self.fill_or_break()?;
         }
         // The last line may lack a newline.
-        if self.end > self.start && !skipping_long {
+        if self.end > self.start && !self.skipping_long {
             number += 1;
             let raw = &self.buf[self.start..self.end];
             let (bytes, crlf) = match raw.last() {
@@ -314,7 +309,10 @@ impl LineReader {
             });
         }
         end.lines = number;
-        Ok((end, None))
+        end.stream_error = self.stream_error.take();
+        // the partial line a broken stream left is reported with the next number
+        let cut = self.cut.then_some(number + 1);
+        Ok((end, cut))
     }
 }
 
