@@ -181,6 +181,10 @@ fn resolve_layout(reader: &mut LineReader, name: &str, plan: &Plan<'_>) -> anyho
     match plan.format {
         Format::Auto if plan.choice.regex.is_some() => Layout::explicit(Format::Regex, plan.choice),
         Format::Auto => {
+            reader
+                .peek()
+                .with_context(|| format!("cannot read {name}"))?;
+            let broken = reader.stream_error().map(str::to_owned);
             let head = reader
                 .peek()
                 .with_context(|| format!("cannot read {name}"))?;
@@ -194,7 +198,9 @@ fn resolve_layout(reader: &mut LineReader, name: &str, plan: &Plan<'_>) -> anyho
                     .find(|l| !l.trim_ascii().is_empty())
                     .map(|l| String::from_utf8_lossy(&l[..l.len().min(200)]).into_owned())
                     .unwrap_or_default();
-                if first.is_empty() {
+                if let (true, Some(err)) = (first.is_empty(), &broken) {
+                    format!("{name}: the gzip stream breaks before the first line: {err}")
+                } else if first.is_empty() {
                     format!("{name}: no log lines to detect the format from")
                 } else {
                     format!(

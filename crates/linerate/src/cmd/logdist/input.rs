@@ -143,6 +143,11 @@ impl LineReader {
         self.gzip
     }
 
+    /// The error that ended a compressed stream early, if one did so far.
+    pub fn stream_error(&self) -> Option<&str> {
+        self.stream_error.as_deref()
+    }
+
     /// Moves whole lines, about half a chunk of them, into `out` (cleared first). Errors of a
     /// plain file or stdin are returned; a compressed stream's error ends the input after
     /// its complete lines, reported by [`Chunk::End`].
