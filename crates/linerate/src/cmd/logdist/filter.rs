@@ -62,6 +62,14 @@ pub struct Filters {
 }
 
 impl Filters {
+    /// Whether any filter is set.
+    pub fn is_active(&self) -> bool {
+        !self.statuses.is_empty()
+            || !self.methods.is_empty()
+            || self.path.is_some()
+            || self.needs_time()
+    }
+
     /// Whether any filter needs the line's timestamp.
     pub fn needs_time(&self) -> bool {
         self.since.is_some() || self.until.is_some()
