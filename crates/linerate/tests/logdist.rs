@@ -728,3 +728,39 @@ fn gzip_cut_before_detection_finished_still_reports_the_lines_read() {
         stderr(&o)
     );
 }
+
+#[test]
+fn comparison_report_snapshot() {
+    let log = |ms: &[u64]| -> String {
+        ms.iter()
+            .enumerate()
+            .map(|(i, &ms)| nginx(i as u64, 200, "GET", "/", ms, "-"))
+            .collect()
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "before.log",
+        &log(&[20, 60, 90, 150, 180, 350, 420, 900, 1300, 2500]),
+    );
+    write(
+        dir.path(),
+        "after.log",
+        &log(&[10, 15, 30, 45, 60, 80, 95, 110, 240, 700]),
+    );
+    let o = linerate()
+        .current_dir(dir.path())
+        .args([
+            "logdist",
+            "--compare",
+            "before.log",
+            "after.log",
+            "--max",
+            "1s",
+            "--exact",
+        ])
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", stderr(&o));
+    insta::assert_snapshot!(stdout(&o));
+}

@@ -87,6 +87,7 @@ pub struct Options {
     pub until: Option<i64>,
 
     /// Only the last N lines (of all inputs together), as calomel's script reads its log
+    /// (keeps N small records, 32 bytes each, and reads on one thread)
     #[arg(long, value_name = "N")]
     pub last: Option<u64>,
 

@@ -232,7 +232,7 @@ pub fn summary(s: &Summary) -> String {
     let _ = writeln!(out, "{}", pcts.join("   "));
     let _ = writeln!(out, "({})", precision_note(s));
     skipped(s, &mut out);
-    out
+    trim_lines(&out)
 }
 
 /// The side-by-side comparison.
@@ -382,6 +382,16 @@ pub fn comparison(c: &Comparison) -> String {
         let _ = writeln!(out, "({nb})");
     } else {
         let _ = writeln!(out, "(BEFORE: {nb}; AFTER: {na})");
+    }
+    trim_lines(&out)
+}
+
+/// Drops the padding that trails some table rows.
+fn trim_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        out.push_str(line.trim_end());
+        out.push('\n');
     }
     out
 }
