@@ -764,3 +764,14 @@ fn comparison_report_snapshot() {
     assert!(o.status.success(), "{}", stderr(&o));
     insta::assert_snapshot!(stdout(&o));
 }
+
+#[test]
+fn help_snapshot() {
+    let o = linerate()
+        .args(["logdist", "--help"])
+        .env("COLUMNS", "100")
+        .output()
+        .expect("runs");
+    assert!(o.status.success());
+    insta::assert_snapshot!(stdout(&o));
+}
