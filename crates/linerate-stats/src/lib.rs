@@ -13,9 +13,14 @@
 //! - [`rank`] is the Mann–Whitney U test for skewed data (latencies).
 //! - [`read`] parses ministat's input format; [`ministat`] renders ministat's output (plot,
 //!   bars, table, verdicts) as a `String`; [`cfmt`] is C's `%g` formatting they share.
+//! - [`distribution`] is a streaming log-linear histogram (bounded memory, stated precision)
+//!   and exact counts, with nearest-rank percentiles; [`ks`] is the two-sample
+//!   Kolmogorov–Smirnov test over them (`linerate logdist --compare`).
 
 pub mod cfmt;
 pub mod compare;
+pub mod distribution;
+pub mod ks;
 pub mod ministat;
 pub mod rank;
 pub mod read;
