@@ -21,13 +21,13 @@ pub enum Route {
 /// The tests in progress.
 #[derive(Debug, Default)]
 pub struct Registry {
-    tests: Mutex<HashMap<Cookie, Option<SyncSender<TcpStream>>>>,
+    tests: Mutex<HashMap<Cookie, Option<SyncSender<(u64, TcpStream)>>>>,
 }
 
 impl Registry {
     fn with<R>(
         &self,
-        f: impl FnOnce(&mut HashMap<Cookie, Option<SyncSender<TcpStream>>>) -> R,
+        f: impl FnOnce(&mut HashMap<Cookie, Option<SyncSender<(u64, TcpStream)>>>) -> R,
     ) -> R {
         let mut g = match self.tests.lock() {
             Ok(g) => g,
@@ -48,7 +48,7 @@ impl Registry {
     }
 
     /// Opens or closes the test's stream channel.
-    pub fn set_accepting(&self, cookie: &Cookie, tx: Option<SyncSender<TcpStream>>) {
+    pub fn set_accepting(&self, cookie: &Cookie, tx: Option<SyncSender<(u64, TcpStream)>>) {
         self.with(|m| {
             if let Some(slot) = m.get_mut(cookie) {
                 *slot = tx;
@@ -64,14 +64,16 @@ impl Registry {
     }
 
     /// Routes a connection that presented `cookie`.
-    pub fn route(&self, cookie: &Cookie, stream: TcpStream) -> Route {
+    /// `seq` is the connection's accept order, which is the client's connect order: the
+    /// test sorts its streams by it, since the cookie readers race each other.
+    pub fn route(&self, cookie: &Cookie, seq: u64, stream: TcpStream) -> Route {
         self.with(|m| match m.get(cookie) {
             None => Route::Unknown(stream),
             Some(None) => Route::Refused(stream),
-            Some(Some(tx)) => match tx.try_send(stream) {
+            Some(Some(tx)) => match tx.try_send((seq, stream)) {
                 Ok(()) => Route::Delivered,
-                Err(std::sync::mpsc::TrySendError::Full(s))
-                | Err(std::sync::mpsc::TrySendError::Disconnected(s)) => Route::Refused(s),
+                Err(std::sync::mpsc::TrySendError::Full((_, s)))
+                | Err(std::sync::mpsc::TrySendError::Disconnected((_, s))) => Route::Refused(s),
             },
         })
     }
