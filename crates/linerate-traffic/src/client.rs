@@ -289,14 +289,15 @@ pub fn run_client(
 
     let budget = params.byte_budget().map(|b| Arc::new(Budget::new(b)));
     let cpu0 = CpuSnapshot::now();
+    // The sampler's baseline is taken before any thread can move a byte.
+    let omit = cfg.omit;
+    let mut sampler = Sampler::new(&streams, omit);
     for h in &mut streams {
         let b = (h.spec.direction == Direction::Send)
             .then(|| budget.clone())
             .flatten();
         h.start(b)?;
     }
-    let omit = cfg.omit;
-    let mut sampler = Sampler::new(&streams, omit);
     let mut intervals = Vec::new();
     let run = Running {
         cfg,

@@ -189,14 +189,15 @@ pub fn run(
     ctl.send(State::TestRunning, "starting the test")?;
     let budget = params.byte_budget().map(|b| Arc::new(Budget::new(b)));
     let cpu0 = CpuSnapshot::now();
+    // The sampler's baseline is taken before any thread can move a byte.
+    let omit = Duration::from_secs_f64(params.omit);
+    let mut sampler = Sampler::new(&streams, omit);
     for h in &mut streams {
         let b = (h.spec.direction == Direction::Send)
             .then(|| budget.clone())
             .flatten();
         h.start(b)?;
     }
-    let omit = Duration::from_secs_f64(params.omit);
-    let mut sampler = Sampler::new(&streams, omit);
     let outcome = watch(sh, &mut ctl, &streams, &mut sampler, &params, omit);
     for h in streams
         .iter_mut()
