@@ -375,7 +375,7 @@ pub fn run_client(
         congestion_local,
         &peer,
     );
-    let modes = crate::modes::result::build(cfg, &streams, &start, &intervals, &end);
+    let modes = crate::modes::result::build(cfg, &streams, &start, &intervals, &end, &peer);
     Ok(RunResult {
         schema: crate::result::SCHEMA.to_owned(),
         start,

@@ -59,6 +59,7 @@ pub fn local_results(
         linerate: Some(serde_json::json!({
             "version": crate::EXTENSION_VERSION,
             "engine": crate::ENGINE_VERSION,
+            "threads": crate::modes::result::thread_reports(streams),
         })),
     }
 }

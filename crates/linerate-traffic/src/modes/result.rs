@@ -7,6 +7,7 @@ use crate::affinity::PlacementReport;
 use crate::config::{ClientConfig, Direction, Mode, Protocol};
 use crate::latency::{HistogramDump, Latency, LatencySummary};
 use crate::pps::frame::wire_rates;
+use crate::protocol::PeerResults;
 use crate::result::{EndInfo, Interval, StartInfo, percent};
 use crate::stream::StreamHandle;
 
@@ -219,13 +220,27 @@ pub fn rr(
     }
 }
 
-/// The modes' part of a client run, or `None` for a plain stream run without extras.
+/// Where each of `streams`' workers ran.
+pub fn thread_reports(streams: &[StreamHandle]) -> Vec<ThreadReport> {
+    streams
+        .iter()
+        .map(|h| ThreadReport {
+            id: h.spec.id,
+            direction: Some(h.spec.direction),
+            placement: h.spec.work.report.placement.report(),
+        })
+        .collect()
+}
+
+/// The modes' part of a client run, or `None` for a plain stream run without extras. `peer`
+/// holds the server's thread placement when it is linerate.
 pub fn build(
     cfg: &ClientConfig,
     streams: &[StreamHandle],
     start: &StartInfo,
     intervals: &[Interval],
     end: &EndInfo,
+    peer: &PeerResults,
 ) -> Option<ModeResult> {
     let o = &cfg.modes;
     if cfg.mode == Mode::Stream && o.client_cpus.is_none() && !o.shared.zerocopy {
@@ -234,20 +249,28 @@ pub fn build(
     let ipv6 = start.peer.addr.parse::<std::net::IpAddr>().is_ok_and(|a| {
         a.is_ipv6() && !matches!(a, std::net::IpAddr::V6(v) if v.to_ipv4_mapped().is_some())
     });
-    let threads = streams
-        .iter()
-        .map(|h| ThreadReport {
-            id: h.spec.id,
-            direction: Some(h.spec.direction),
-            placement: h.spec.work.report.placement.report(),
+    let server_threads = peer
+        .linerate
+        .as_ref()
+        .and_then(|l| l.get("threads"))
+        .and_then(|t| serde_json::from_value::<Vec<ThreadReport>>(t.clone()).ok())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|mut t| {
+            // The server's direction is the opposite of the client's; report the client's view.
+            t.direction = t.direction.map(|d| match d {
+                Direction::Send => Direction::Receive,
+                Direction::Receive => Direction::Send,
+            });
+            t
         })
         .collect();
     Some(ModeResult {
         pps: (cfg.mode == Mode::Pps && cfg.protocol == Protocol::Udp)
             .then(|| pps(end, o.shared.imix, start.blksize, ipv6)),
         rr: matches!(cfg.mode, Mode::Rr | Mode::Crr).then(|| rr(cfg, streams, intervals, end)),
-        threads,
-        server_threads: Vec::new(),
+        threads: thread_reports(streams),
+        server_threads,
     })
 }
 
