@@ -108,7 +108,7 @@ pub struct ClientConfig {
     pub get_server_output: bool,
     /// Connection and handshake timeout.
     pub connect_timeout: Duration,
-    /// Options of the pps/rr/crr modes, `--affinity`, `--zerocopy`.
+    /// Options of the pps/rr/crr modes and `--affinity`.
     pub modes: crate::modes::ClientModeOptions,
 }
 

@@ -24,7 +24,6 @@ pub mod sampler;
 pub mod server;
 pub mod sockopt;
 pub mod stream;
-pub mod zerocopy;
 
 pub use client::run_client;
 pub use config::{ClientConfig, Direction, Protocol};

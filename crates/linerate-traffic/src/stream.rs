@@ -179,7 +179,7 @@ fn run_stream(
     stop: Arc<AtomicBool>,
     budget: Option<Arc<Budget>>,
 ) -> DataSocket {
-    // pps/rr/crr/zerocopy workers (and --affinity) take over here; bulk streams fall through.
+    // pps/rr/crr workers (and --affinity) take over here; bulk streams fall through.
     let socket = match crate::modes::run(&spec, socket, &counters, &stop, budget.as_deref()) {
         Ok(handled) => {
             counters.finished.store(true, Ordering::Relaxed);

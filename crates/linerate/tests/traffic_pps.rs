@@ -275,7 +275,7 @@ fn bad_pps_flags_fail_with_the_flag_named() {
         (&["--mode", "pps", "-l", "12"][..], "-l 12"),
         (&["--imix"][..], "--imix needs --mode pps"),
         (&["--mode", "pps", "--imix", "-l", "100"][..], "drop -l"),
-        (&["--mode", "stream", "-u", "--zerocopy"][..], "--zerocopy"),
+        (&["--no-gso"][..], "--no-gso needs --mode pps"),
         (&["--affinity", "3-1"][..], "3-1"),
     ] {
         // Port 9 (discard) is never reached: the flags are checked first.

@@ -243,7 +243,7 @@ pub fn build(
     peer: &PeerResults,
 ) -> Option<ModeResult> {
     let o = &cfg.modes;
-    if cfg.mode == Mode::Stream && o.client_cpus.is_none() && !o.shared.zerocopy {
+    if cfg.mode == Mode::Stream && o.client_cpus.is_none() {
         return None;
     }
     let ipv6 = start.peer.addr.parse::<std::net::IpAddr>().is_ok_and(|a| {

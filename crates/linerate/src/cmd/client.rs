@@ -121,7 +121,7 @@ pub struct Args {
     /// Print one JSON event per line as the test runs (iperf3's --json-stream)
     #[arg(long)]
     pub json_stream: bool,
-    /// pps/rr/crr options, --affinity, --zerocopy
+    /// pps/rr/crr options and --affinity
     #[command(flatten)]
     pub modes: modes::ModeArgs,
 }

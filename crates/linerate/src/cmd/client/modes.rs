@@ -1,5 +1,5 @@
 //! `linerate client` flags and rendering of the linerate-only modes (pps, rr, crr) and of
-//! `--affinity`/`--zerocopy`. Bulk stream output stays in `human.rs`.
+//! `--affinity`. Bulk stream output stays in `human.rs`.
 
 use std::fmt::Write as _;
 use std::io::Write;
@@ -20,15 +20,15 @@ pub struct ModeArgs {
     /// pps: simple IMIX (7:4:1 of 64-, 594- and 1518-byte frames) instead of one size
     #[arg(long)]
     pub imix: bool,
+    /// pps: one datagram per message, without UDP GSO (which batches up to 64 per pass)
+    #[arg(long)]
+    pub no_gso: bool,
     /// rr/crr: request and response sizes, REQ/RESP (default 1/1; e.g. 64/1KiB)
     #[arg(long, value_name = "REQ/RESP", value_parser = parse_rr_size)]
     pub rr_size: Option<RrSize>,
     /// Pin worker threads: auto, CPUS (client's) or CPUS/CPUS (client's/server's), e.g. 0,2 or 0/1
     #[arg(long, value_name = "CPUS", num_args = 0..=1, default_missing_value = "auto", value_parser = parse_affinity)]
     pub affinity: Option<Box<AffinityPlan>>,
-    /// TCP streams: send with sendfile from memory instead of copying every write
-    #[arg(long)]
-    pub zerocopy: bool,
 }
 
 /// Boxed: keeps `linerate client`'s arguments small in the command enum.
@@ -65,7 +65,7 @@ impl ModeArgs {
                     .as_ref()
                     .map(|a| a.server.clone())
                     .filter(|c| !c.0.is_empty()),
-                zerocopy: self.zerocopy,
+                no_gso: self.no_gso,
             },
             client_cpus: affinity.map(|a| a.client),
         };
