@@ -73,7 +73,6 @@ pub fn client(
     stop: &AtomicBool,
 ) -> TcpStream {
     let _ = sock.set_nodelay(true);
-    let _ = sock.set_read_timeout(Some(POLL));
     let _ = sock.set_write_timeout(Some(POLL));
     let req = crate::stream::tcp::pattern(size.request as usize);
     let mut resp = vec![0u8; size.response as usize];
@@ -81,21 +80,32 @@ pub fn client(
     let mut lat = Latency::new();
     let mut done = 0u64;
     let placement = &spec.work.report.placement;
-    while !stop.load(Ordering::Relaxed) {
-        let t0 = Instant::now();
-        let r =
-            write_full(&mut sock, &req, stop).and_then(|()| read_full(&mut sock, &mut resp, stop));
-        if let Err(h) = r {
-            halted(h, counters, stop);
-            break;
+    // A second handle for the stop watcher; without one, fall back to read timeouts.
+    let reader = sock.try_clone().ok();
+    if reader.is_none() {
+        let _ = sock.set_read_timeout(Some(POLL));
+    }
+    let mut exchange = || {
+        while !stop.load(Ordering::Relaxed) {
+            let t0 = Instant::now();
+            let r = write_full(&mut sock, &req, stop)
+                .and_then(|()| read_full(&mut sock, &mut resp, stop));
+            if let Err(h) = r {
+                halted(h, counters, stop);
+                break;
+            }
+            lat.record(t0.elapsed().as_nanos() as u64);
+            done += 1;
+            counters.packets.store(done, Ordering::Relaxed);
+            counters.bytes.store(done * per, Ordering::Relaxed);
+            if done % 8192 == 0 {
+                placement.note();
+            }
         }
-        lat.record(t0.elapsed().as_nanos() as u64);
-        done += 1;
-        counters.packets.store(done, Ordering::Relaxed);
-        counters.bytes.store(done * per, Ordering::Relaxed);
-        if done % 8192 == 0 {
-            placement.note();
-        }
+    };
+    match &reader {
+        Some(r) => super::without_read_timeout(r, stop, exchange),
+        None => exchange(),
     }
     spec.work.store_latency(lat);
     sock
@@ -109,22 +119,31 @@ pub fn server(
     stop: &AtomicBool,
 ) -> TcpStream {
     let _ = sock.set_nodelay(true);
-    let _ = sock.set_read_timeout(Some(POLL));
     let _ = sock.set_write_timeout(Some(POLL));
     let mut req = vec![0u8; size.request as usize];
     let resp = crate::stream::tcp::pattern(size.response as usize);
     let per = size.request + size.response;
     let mut done = 0u64;
-    while !stop.load(Ordering::Relaxed) {
-        let r =
-            read_full(&mut sock, &mut req, stop).and_then(|()| write_full(&mut sock, &resp, stop));
-        if let Err(h) = r {
-            halted(h, counters, stop);
-            break;
+    let reader = sock.try_clone().ok();
+    if reader.is_none() {
+        let _ = sock.set_read_timeout(Some(POLL));
+    }
+    let mut exchange = || {
+        while !stop.load(Ordering::Relaxed) {
+            let r = read_full(&mut sock, &mut req, stop)
+                .and_then(|()| write_full(&mut sock, &resp, stop));
+            if let Err(h) = r {
+                halted(h, counters, stop);
+                break;
+            }
+            done += 1;
+            counters.packets.store(done, Ordering::Relaxed);
+            counters.bytes.store(done * per, Ordering::Relaxed);
         }
-        done += 1;
-        counters.packets.store(done, Ordering::Relaxed);
-        counters.bytes.store(done * per, Ordering::Relaxed);
+    };
+    match &reader {
+        Some(r) => super::without_read_timeout(r, stop, exchange),
+        None => exchange(),
     }
     sock
 }
