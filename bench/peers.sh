@@ -3,7 +3,8 @@
 #
 #   TCP 1 stream          linerate vs iperf3                 (receiver bits/s)
 #   TCP 2 streams         linerate vs iperf3, iperf2         (receiver bits/s)
-#   UDP 64-byte frames    linerate --mode pps vs iperf3 -u -l 18 -b 0   (received packets/s)
+#   UDP 64-byte frames    linerate --mode pps vs iperf3 -u -l 18 -b 0   (received packets/s),
+#                         linerate with UDP GSO (its default) and without (--no-gso)
 #   TCP rr 1 byte         linerate --mode rr vs sockperf ping-pong --tcp (transactions/s, p99)
 #                         each without and with CPU pinning
 #
@@ -13,13 +14,13 @@
 #
 # Environment: DURATION (seconds per run, default 10), REPS (default 3), OUT (results folder),
 # LINERATE (a built binary; default: build target/release/linerate), CASES (default
-# "tcp1 tcp2 udp64 rr rr_pinned").
+# "tcp1 tcp2 udp64 udp64_nogso rr rr_pinned").
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10}
 REPS=${REPS:-3}
-CASES=${CASES:-"tcp1 tcp2 udp64 rr rr_pinned"}
+CASES=${CASES:-"tcp1 tcp2 udp64 udp64_nogso rr rr_pinned"}
 OUT=${OUT:-bench/results/peers-$(date -u +%Y%m%dT%H%M%SZ)}
 LIMIT=$((DURATION + 30))
 mkdir -p "$OUT"
@@ -104,8 +105,10 @@ print(float(s[-1][8]) if s else sum(float(r[8]) for r in rows))' "$f-iperf2.csv"
             record "$case" iperf2 "$rep" "$v"
         fi
         ;;
-    udp64)
-        timeout "$LIMIT" "$LINERATE" client 127.0.0.1 -p "$P_LR" --mode pps -l 18 -t "${DURATION}s" -i 0 --json >"$f-linerate.json"
+    udp64 | udp64_nogso)
+        local gso=()
+        [[ $case == udp64_nogso ]] && gso=(--no-gso)
+        timeout "$LIMIT" "$LINERATE" client 127.0.0.1 -p "$P_LR" --mode pps -l 18 "${gso[@]}" -t "${DURATION}s" -i 0 --json >"$f-linerate.json"
         record "$case" linerate "$rep" "$(json_get "$f-linerate.json" "d['linerate']['received_pps']")"
         timeout "$LIMIT" iperf3 -c 127.0.0.1 -p "$P_I3" -u -l 18 -b 0 -t "$DURATION" -J >"$f-iperf3.json"
         record "$case" iperf3 "$rep" "$(json_get "$f-iperf3.json" "(d['end']['sum']['packets'] - d['end']['sum']['lost_packets']) / d['end']['sum']['seconds']")"
@@ -162,14 +165,15 @@ for line in open(raw):
 def fmt(case, v):
     if case.startswith("tcp"):
         return f"{v / 1e9:.2f} Gbit/s"
-    if case == "udp64":
+    if case.startswith("udp64"):
         return f"{v / 1e3:.0f} kpps"
     return f"{v / 1e3:.1f} k trans/s"
 
 titles = {
     "tcp1": ("TCP, 1 stream", {"iperf3": 1.0}),
     "tcp2": ("TCP, 2 streams", {"iperf3": 1.4, "iperf2": 1.0}),
-    "udp64": ("UDP 64-byte frames, received", {"iperf3": 2.5}),
+    "udp64": ("UDP 64-byte frames, received (GSO)", {"iperf3": 2.5}),
+    "udp64_nogso": ("UDP 64-byte frames, received, --no-gso", {"iperf3": 2.5}),
     "rr": ("TCP rr 1 B (sockperf 14 B)", {"sockperf": 1.0}),
     "rr_pinned": ("TCP rr 1 B, pinned", {"sockperf": 1.0}),
 }
