@@ -344,6 +344,15 @@ pub fn check_server(p: &TestParams) -> Result<(), String> {
     Ok(())
 }
 
+/// How the server's log names the client and its mode.
+pub fn describe(p: &TestParams) -> String {
+    match &p.extension {
+        None => String::new(),
+        Some(e) if e.mode == Mode::Stream => ", linerate client".to_owned(),
+        Some(e) => format!(", linerate client, --mode {}", e.mode.name()),
+    }
+}
+
 /// What the server sets up for a test's mode before the streams (the crr listener).
 #[derive(Debug, Default)]
 pub struct ServerSide {

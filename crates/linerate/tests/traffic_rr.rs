@@ -215,3 +215,19 @@ fn bad_rr_flags_fail_with_the_flag_named() {
         assert!(err.contains(needle), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn the_server_refuses_cpus_it_does_not_have() {
+    let srv = Server::start(None);
+    let out = client(
+        None,
+        srv.port,
+        &["--mode", "rr", "--affinity", "0/1000", "-t", "1"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("refused the test") && err.contains("CPU 1000"),
+        "{err}"
+    );
+}

@@ -172,7 +172,7 @@ pub fn run(
             } else {
                 " client→server"
             },
-            if linerate { ", linerate client" } else { "" },
+            crate::modes::describe(&params),
             match params.byte_budget() {
                 Some(b) => format!("{} bytes", b),
                 None => format!("{} s", params.time),
