@@ -276,7 +276,7 @@ fn bad_pps_flags_fail_with_the_flag_named() {
         (&["--imix"][..], "--imix needs --mode pps"),
         (&["--mode", "pps", "--imix", "-l", "100"][..], "drop -l"),
         (&["--no-gso"][..], "--no-gso needs --mode pps"),
-        (&["--affinity", "3-1"][..], "3-1"),
+        (&["--affinity=3-1"][..], "3-1"),
     ] {
         // Port 9 (discard) is never reached: the flags are checked first.
         let out = client(None, 9, args);

@@ -180,8 +180,7 @@ fn affinity_pins_and_reports_both_sides() {
             "rr",
             "-P",
             "2",
-            "--affinity",
-            "0/0",
+            "--affinity=0/0",
             "-t",
             "1",
             "--json",
@@ -222,7 +221,7 @@ fn the_server_refuses_cpus_it_does_not_have() {
     let out = client(
         None,
         srv.port,
-        &["--mode", "rr", "--affinity", "0/1000", "-t", "1"],
+        &["--mode", "rr", "--affinity=0/1000", "-t", "1"],
     );
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);

@@ -26,8 +26,9 @@ pub struct ModeArgs {
     /// rr/crr: request and response sizes, REQ/RESP (default 1/1; e.g. 64/1KiB)
     #[arg(long, value_name = "REQ/RESP", value_parser = parse_rr_size)]
     pub rr_size: Option<RrSize>,
-    /// Pin worker threads: auto, CPUS (client's) or CPUS/CPUS (client's/server's), e.g. 0,2 or 0/1
-    #[arg(long, value_name = "CPUS", num_args = 0..=1, default_missing_value = "auto", value_parser = parse_affinity)]
+    /// Pin worker threads: --affinity (auto: worker i of each side on CPU i), or
+    /// --affinity=CPUS (client's) or --affinity=CPUS/CPUS (client's/server's), e.g. =0,2 or =0/1
+    #[arg(long, value_name = "CPUS", num_args = 0..=1, require_equals = true, default_missing_value = "auto", value_parser = parse_affinity)]
     pub affinity: Option<Box<AffinityPlan>>,
 }
 
@@ -55,8 +56,7 @@ impl ModeArgs {
                 cfg.bitrate = Some(BitRate::ZERO);
             }
         }
-        let together = matches!(cfg.mode, Mode::Rr | Mode::Crr);
-        let affinity = self.affinity.as_ref().map(|a| a.resolve(together));
+        let affinity = self.affinity.as_ref().map(|a| a.resolve());
         cfg.modes = ClientModeOptions {
             shared: ModeOptions {
                 rr_size: self.rr_size,
