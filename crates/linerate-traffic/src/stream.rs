@@ -153,6 +153,15 @@ impl StreamHandle {
         }
     }
 
+    /// Stops the thread and shuts the TCP connection down, as iperf3's server does at
+    /// `TEST_END`: a peer blocked reading a whole block then sees the end of the stream.
+    pub fn close(&mut self) {
+        self.join();
+        if let Some(DataSocket::Tcp(s)) = &self.socket {
+            let _ = s.shutdown(std::net::Shutdown::Both);
+        }
+    }
+
     /// TCP_INFO now, for TCP streams.
     pub fn tcp_info(&self) -> Option<crate::sockopt::TcpInfo> {
         self.info_fd

@@ -264,6 +264,7 @@ pub fn iperf3_json(r: &RunResult) -> Value {
         }
     }
     let mut out = json!({
+        "schema": r.schema,
         "start": start_json(&r.start),
         "intervals": r.intervals.iter().map(interval_json).collect::<Vec<_>>(),
         "end": end,

@@ -210,6 +210,9 @@ pub fn run(
         return Err(e);
     }
     let _ = sampler.sample(&streams);
+    for h in &mut streams {
+        h.close();
+    }
     let cpu = cpu0.until(&CpuSnapshot::now());
     let congestion = streams
         .first()
