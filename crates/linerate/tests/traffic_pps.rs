@@ -160,6 +160,21 @@ fn pps_runs_end_to_end_with_json_figures() {
         (mean - 3790.0 / 12.0).abs() < 20.0,
         "IMIX mean payload {mean}"
     );
+
+    // Human output: packet rates and both wire rates.
+    let out = client(None, srv.port, &["--mode", "pps", "-t", "1"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "pps: 64-byte frames",
+        "sent",
+        "received",
+        "L2",
+        "L1",
+        "lost",
+    ] {
+        assert!(text.contains(needle), "{needle} missing from:\n{text}");
+    }
 }
 
 #[test]

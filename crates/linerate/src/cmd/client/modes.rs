@@ -203,7 +203,11 @@ pub fn summary(r: &RunResult, bulk: impl FnOnce() -> String) -> String {
 }
 
 fn mode_lines(t: &mut String, r: &RunResult, m: &ModeResult) {
-    let streams = r.start.parallel;
+    let streams = if r.start.bidir {
+        format!("{} each way, both directions summed", r.start.parallel)
+    } else {
+        r.start.parallel.to_string()
+    };
     if let Some(p) = &m.pps {
         let frame = if p.frame == "imix" {
             "simple IMIX frames".to_owned()
