@@ -60,6 +60,7 @@ pub fn local_results(
             "version": crate::EXTENSION_VERSION,
             "engine": crate::ENGINE_VERSION,
             "threads": crate::modes::result::thread_reports(streams),
+            "foreign_datagrams": crate::modes::result::foreign_datagrams(streams),
         })),
     }
 }

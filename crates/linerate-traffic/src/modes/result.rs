@@ -30,6 +30,8 @@ pub struct PpsResult {
     pub reordered_packets: u64,
     /// Received more than once.
     pub duplicate_packets: u64,
+    /// Datagrams on the receiving ports that were not this test's (counted, then ignored).
+    pub foreign_datagrams: u64,
     /// Sending seconds.
     pub sent_seconds: f64,
     /// Receiving seconds.
@@ -220,6 +222,18 @@ pub fn rr(
     }
 }
 
+/// Datagrams `streams`' receivers set aside as not their test's.
+pub fn foreign_datagrams(streams: &[StreamHandle]) -> u64 {
+    streams
+        .iter()
+        .map(|h| {
+            h.counters
+                .foreign
+                .load(std::sync::atomic::Ordering::Relaxed)
+        })
+        .sum()
+}
+
 /// Where each of `streams`' workers ran.
 pub fn thread_reports(streams: &[StreamHandle]) -> Vec<ThreadReport> {
     streams
@@ -265,9 +279,18 @@ pub fn build(
             t
         })
         .collect();
+    let foreign = foreign_datagrams(streams)
+        + peer
+            .linerate
+            .as_ref()
+            .and_then(|l| l.get("foreign_datagrams"))
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(0);
     Some(ModeResult {
-        pps: (cfg.mode == Mode::Pps && cfg.protocol == Protocol::Udp)
-            .then(|| pps(end, o.shared.imix, start.blksize, ipv6)),
+        pps: (cfg.mode == Mode::Pps && cfg.protocol == Protocol::Udp).then(|| PpsResult {
+            foreign_datagrams: foreign,
+            ..pps(end, o.shared.imix, start.blksize, ipv6)
+        }),
         rr: matches!(cfg.mode, Mode::Rr | Mode::Crr).then(|| rr(cfg, streams, intervals, end)),
         threads: thread_reports(streams),
         server_threads,
