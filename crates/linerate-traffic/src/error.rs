@@ -150,13 +150,15 @@ impl TrafficError {
 /// A human reading of iperf3's error codes that a server sends.
 pub fn iperf_error_text(code: i32) -> &'static str {
     match code {
-        4 => "test duration too long",
-        5 => "too many parallel streams",
-        6 => "block size too large",
-        7 => "socket buffer size too large",
-        8 => "report interval too large",
-        9 => "MSS too large",
-        10..=13 => "the server could not set up the test",
+        5 => "test duration too long",
+        6 => "too many parallel streams",
+        7 => "block size too large",
+        8 => "socket buffer size too large",
+        9 => "invalid report interval",
+        10 => "MSS too large",
+        13 => "not implemented",
+        100..=112 => "the server could not set up the test",
+        114 => "the server could not read the parameters",
         _ => "see iperf3's error list",
     }
 }

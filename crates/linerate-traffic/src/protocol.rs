@@ -29,14 +29,16 @@ pub const UDP_CONNECT_REPLY: [u8; 4] = *b"6789";
 /// The answer of old iperf3 servers: 987654321 in host byte order (little-endian here).
 pub const UDP_CONNECT_REPLY_OLD: [u8; 4] = 987_654_321u32.to_le_bytes();
 
-/// iperf3 error codes sent after [`State::ServerError`].
+/// iperf3 error codes sent after [`State::ServerError`] (iperf3 3.x numbering).
 pub mod ierr {
     /// Test duration too long.
-    pub const DURATION: i32 = 4;
+    pub const DURATION: i32 = 5;
     /// Too many parallel streams.
-    pub const NUM_STREAMS: i32 = 5;
+    pub const NUM_STREAMS: i32 = 6;
     /// Block size too large.
-    pub const BLOCK_SIZE: i32 = 6;
-    /// Parameters could not be read.
-    pub const RECV_PARAMS: i32 = 23;
+    pub const BLOCK_SIZE: i32 = 7;
+    /// Not implemented.
+    pub const UNIMPLEMENTED: i32 = 13;
+    /// Parameters could not be received or read.
+    pub const RECV_PARAMS: i32 = 114;
 }

@@ -146,6 +146,7 @@ impl Server {
                 format!("listening on {a} (TCP and UDP)"),
             );
         }
+        let mut seq: u64 = 0;
         loop {
             if stop.load(Ordering::Relaxed) {
                 sh.log(Level::Info, None, None, "shutting down".to_owned());
@@ -158,7 +159,10 @@ impl Server {
                 break;
             }
             match self.tcp.accept() {
-                Ok((stream, peer)) => accept::spawn(Arc::clone(sh), stream, peer),
+                Ok((stream, peer)) => {
+                    seq += 1;
+                    accept::spawn(Arc::clone(sh), stream, peer, seq);
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                     std::thread::sleep(Duration::from_millis(10));
                 }

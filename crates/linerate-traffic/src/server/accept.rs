@@ -11,7 +11,7 @@ use super::{Level, Shared, session};
 use crate::protocol::{Cookie, State, cookie::COOKIE_LEN};
 
 /// Handles `stream` on its own thread, within the pending-connection limit.
-pub fn spawn(sh: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
+pub fn spawn(sh: Arc<Shared>, stream: TcpStream, peer: SocketAddr, seq: u64) {
     // Show IPv4 clients of a dual-stack listener as IPv4.
     let peer = match peer {
         SocketAddr::V6(v6) => v6
@@ -39,7 +39,7 @@ pub fn spawn(sh: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
     let sh2 = Arc::clone(&sh);
     let r = std::thread::Builder::new()
         .name("lr-conn".into())
-        .spawn(move || handle(&sh2, stream, peer));
+        .spawn(move || handle(&sh2, stream, peer, seq));
     if r.is_err() {
         sh.pending.fetch_sub(1, Ordering::AcqRel);
         sh.log(
@@ -72,7 +72,7 @@ fn describe(bytes: &[u8]) -> String {
     format!("bytes that are not an iperf3 cookie (\"{shown}…\")")
 }
 
-fn handle(sh: &Shared, mut stream: TcpStream, peer: SocketAddr) {
+fn handle(sh: &Shared, mut stream: TcpStream, peer: SocketAddr, seq: u64) {
     let _ = stream.set_nodelay(true);
     let _ = stream.set_read_timeout(Some(sh.cfg.handshake_timeout));
     let mut buf = [0u8; COOKIE_LEN];
@@ -113,7 +113,7 @@ fn handle(sh: &Shared, mut stream: TcpStream, peer: SocketAddr) {
         );
         return;
     };
-    let stream = match sh.registry.route(&cookie, stream) {
+    let stream = match sh.registry.route(&cookie, seq, stream) {
         Route::Delivered => {
             sh.pending.fetch_sub(1, Ordering::AcqRel);
             return;

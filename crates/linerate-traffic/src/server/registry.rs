@@ -7,6 +7,9 @@ use std::sync::mpsc::SyncSender;
 
 use crate::protocol::Cookie;
 
+/// The channel a test waiting for streams receives them on: (accept order, socket).
+pub type StreamSender = SyncSender<(u64, TcpStream)>;
+
 /// Where a connection with a known cookie goes.
 #[derive(Debug)]
 pub enum Route {
@@ -21,14 +24,11 @@ pub enum Route {
 /// The tests in progress.
 #[derive(Debug, Default)]
 pub struct Registry {
-    tests: Mutex<HashMap<Cookie, Option<SyncSender<TcpStream>>>>,
+    tests: Mutex<HashMap<Cookie, Option<StreamSender>>>,
 }
 
 impl Registry {
-    fn with<R>(
-        &self,
-        f: impl FnOnce(&mut HashMap<Cookie, Option<SyncSender<TcpStream>>>) -> R,
-    ) -> R {
+    fn with<R>(&self, f: impl FnOnce(&mut HashMap<Cookie, Option<StreamSender>>) -> R) -> R {
         let mut g = match self.tests.lock() {
             Ok(g) => g,
             Err(poisoned) => poisoned.into_inner(),
@@ -48,7 +48,7 @@ impl Registry {
     }
 
     /// Opens or closes the test's stream channel.
-    pub fn set_accepting(&self, cookie: &Cookie, tx: Option<SyncSender<TcpStream>>) {
+    pub fn set_accepting(&self, cookie: &Cookie, tx: Option<StreamSender>) {
         self.with(|m| {
             if let Some(slot) = m.get_mut(cookie) {
                 *slot = tx;
@@ -64,14 +64,16 @@ impl Registry {
     }
 
     /// Routes a connection that presented `cookie`.
-    pub fn route(&self, cookie: &Cookie, stream: TcpStream) -> Route {
+    /// `seq` is the connection's accept order, which is the client's connect order: the
+    /// test sorts its streams by it, since the cookie readers race each other.
+    pub fn route(&self, cookie: &Cookie, seq: u64, stream: TcpStream) -> Route {
         self.with(|m| match m.get(cookie) {
             None => Route::Unknown(stream),
             Some(None) => Route::Refused(stream),
-            Some(Some(tx)) => match tx.try_send(stream) {
+            Some(Some(tx)) => match tx.try_send((seq, stream)) {
                 Ok(()) => Route::Delivered,
-                Err(std::sync::mpsc::TrySendError::Full(s))
-                | Err(std::sync::mpsc::TrySendError::Disconnected(s)) => Route::Refused(s),
+                Err(std::sync::mpsc::TrySendError::Full((_, s)))
+                | Err(std::sync::mpsc::TrySendError::Disconnected((_, s))) => Route::Refused(s),
             },
         })
     }

@@ -295,20 +295,18 @@ fn create_streams(
             let (tx, rx) = std::sync::mpsc::sync_channel(dirs.len());
             sh.registry.set_accepting(cookie, Some(tx));
             let mut result = ctl.send(State::CreateStreams, "asking for streams");
-            while result.is_ok() && sockets.len() < dirs.len() {
+            let mut tcp = Vec::with_capacity(dirs.len());
+            while result.is_ok() && tcp.len() < dirs.len() {
                 let left = deadline.saturating_duration_since(Instant::now());
                 match rx.recv_timeout(left) {
-                    Ok(s) => {
+                    Ok((seq, s)) => {
                         let s: TcpStream = s;
                         let _ = s.set_read_timeout(None);
-                        if let Err(e) = crate::sockopt::apply_accepted(
-                            &s,
-                            &opts,
-                            s.local_addr().is_ok_and(|a| a.is_ipv6()),
-                        ) {
+                        let v6 = s.local_addr().is_ok_and(|a| a.is_ipv6());
+                        if let Err(e) = crate::sockopt::apply_accepted(&s, &opts, v6) {
                             result = Err(e);
                         }
-                        sockets.push(DataSocket::Tcp(s));
+                        tcp.push((seq, s));
                     }
                     Err(_) => {
                         result = Err(TrafficError::Timeout {
@@ -320,6 +318,8 @@ fn create_streams(
             }
             sh.registry.set_accepting(cookie, None);
             result?;
+            tcp.sort_by_key(|(seq, _)| *seq);
+            sockets.extend(tcp.into_iter().map(|(_, s)| DataSocket::Tcp(s)));
         }
         Protocol::Udp => {
             let guard = match sh.udp_create.lock() {
