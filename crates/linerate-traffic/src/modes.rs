@@ -1,7 +1,7 @@
 //! The linerate-only test modes (`pps`, `rr`, `crr`) and `--affinity`, joined to part 1's machinery at a few points:
 //!
 //! - their options travel in the extension key ([`ModeOptions`] inside
-//!   [`Extension`](crate::protocol::Extension));
+//!   [`Extension`]);
 //! - each data stream carries a [`Work`] in its [`StreamSpec`]: [`run`] takes over the stream's
 //!   thread when the work is not plain bulk transfer;
 //! - the client turns the run into a [`ModeResult`] ([`result::build`]), which `--json` puts
