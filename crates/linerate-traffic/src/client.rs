@@ -292,14 +292,16 @@ pub fn run_client(
 
     let budget = params.byte_budget().map(|b| Arc::new(Budget::new(b)));
     let cpu0 = CpuSnapshot::now();
+    // Sample before the threads run: everything they count is inside the totals (a fast
+    // -k/-n run can end before a later first sample).
+    let omit = cfg.omit;
+    let mut sampler = Sampler::new(&streams, omit);
     for h in &mut streams {
         let b = (h.spec.direction == Direction::Send)
             .then(|| budget.clone())
             .flatten();
         h.start(b)?;
     }
-    let omit = cfg.omit;
-    let mut sampler = Sampler::new(&streams, omit);
     let mut intervals = Vec::new();
     let run = Running {
         cfg,

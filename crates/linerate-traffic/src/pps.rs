@@ -222,11 +222,19 @@ pub fn send(
         if let Some(b) = budget {
             let granted = b.take(bytes);
             if granted < bytes {
-                // Send only the messages that fit whole; give the rest back.
+                // Send only the datagrams that fit whole; give the rest back. A GSO message
+                // may end early: its datagrams are all one size.
                 let mut used = 0u64;
                 count = 0;
                 while count < n && used + batch.len_of(count) as u64 <= granted {
                     used += batch.len_of(count) as u64;
+                    count += 1;
+                }
+                let seg = p.max_len() as u64;
+                if segs > 1 && count < n && granted - used >= seg {
+                    let part = (granted - used) / seg * seg;
+                    batch.set_len(count, part as usize);
+                    used += part;
                     count += 1;
                 }
                 b.give_back(granted - used);
@@ -245,9 +253,15 @@ pub fn send(
                 if let Some(b) = budget {
                     b.give_back(bytes - done);
                 }
-                seq += (k * segs) as u64;
+                // A GSO message holds len / size datagrams (one size); otherwise one.
+                let datagrams = if segs > 1 {
+                    done / p.max_len() as u64
+                } else {
+                    k as u64
+                };
+                seq += datagrams;
                 sent_bytes += done;
-                sent_packets += (k * segs) as u64;
+                sent_packets += datagrams;
                 counters.bytes.store(sent_bytes, Ordering::Relaxed);
                 counters.packets.store(sent_packets, Ordering::Relaxed);
             }
@@ -283,7 +297,10 @@ pub fn receive(
     let _ = sock.set_read_timeout(Some(POLL));
     let r = socket2::SockRef::from(&sock);
     if r.recv_buffer_size().is_ok_and(|b| b < RECV_BUFFER) {
-        let _ = r.set_recv_buffer_size(RECV_BUFFER);
+        // Root may go past net.core.rmem_max; others get what the sysctl allows.
+        if mmsg::force_recv_buffer(sock.as_fd(), RECV_BUFFER).is_err() {
+            let _ = r.set_recv_buffer_size(RECV_BUFFER);
+        }
     }
     // One byte more than the largest datagram, so an oversized one shows as such.
     let mut batch = Batch::new(BATCH, p.max_len() + 1);

@@ -211,10 +211,11 @@ fn pps_counts_exactly_the_drops_nftables_injects() {
     let sent = num(lr, &["pps", "sent_packets"]);
     let pct = num(lr, &["pps", "lost_percent"]);
     assert!(sent > 10_000.0, "{sent} sent");
-    assert!((pct - 10.0).abs() < 0.1, "10 % dropped, {pct} % measured");
+    assert!((pct - 10.0).abs() < 0.3, "10 % dropped, {pct} % measured");
     assert_eq!(num(lr, &["reordered_packets"]), 0.0);
     assert_eq!(num(lr, &["duplicate_packets"]), 0.0);
-    // The receiver cannot have counted more losses than the firewall made.
+    // Every datagram the firewall dropped is lost, plus at most the few still unread when the
+    // receiver stopped; the receiver's gaps cannot exceed the drops.
     let rules = ns.nft_ruleset();
     let dropped: f64 = rules
         .split("counter packets ")
@@ -222,9 +223,14 @@ fn pps_counts_exactly_the_drops_nftables_injects() {
         .and_then(|r| r.split_whitespace().next())
         .and_then(|n| n.parse().ok())
         .expect("the drop rule's counter");
+    let gaps = num(lr, &["pps", "lost_in_gaps"]);
     assert!(
-        lost <= dropped && lost >= dropped - 200.0,
+        lost >= dropped && lost <= dropped + 100.0,
         "lost {lost}, dropped {dropped}"
+    );
+    assert!(
+        gaps <= dropped && gaps >= dropped - 100.0,
+        "gaps {gaps}, dropped {dropped}"
     );
 }
 

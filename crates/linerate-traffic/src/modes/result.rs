@@ -22,10 +22,13 @@ pub struct PpsResult {
     pub sent_packets: u64,
     /// Distinct datagrams received.
     pub received_packets: u64,
-    /// Datagrams never received.
+    /// Datagrams sent and never received: `sent_packets − received_packets`. Counts the ones
+    /// lost at the end of the run too, which no receiver can see as a gap.
     pub lost_packets: u64,
-    /// Lost, percent of those sent (as the receiver saw them).
+    /// Lost, percent of those sent.
     pub lost_percent: f64,
+    /// Lost as the receiver saw it: gaps in the sequence (iperf3's count).
+    pub lost_in_gaps: u64,
     /// Received after a later one.
     pub reordered_packets: u64,
     /// Received more than once.
@@ -146,8 +149,10 @@ pub fn pps(end: &EndInfo, imix: bool, payload: u64, ipv6: bool) -> PpsResult {
         r.sent_seconds = r.sent_seconds.max(s.sender.seconds);
         r.received_seconds = r.received_seconds.max(s.receiver.seconds);
     }
-    r.received_packets = expected.saturating_sub(r.lost_packets);
-    r.lost_percent = percent(r.lost_packets, expected);
+    r.lost_in_gaps = r.lost_packets;
+    r.received_packets = expected.saturating_sub(r.lost_in_gaps);
+    r.lost_packets = r.sent_packets.saturating_sub(r.received_packets);
+    r.lost_percent = percent(r.lost_packets, r.sent_packets);
     r.payload_bytes = if r.sent_packets > 0 {
         sent_bytes as f64 / r.sent_packets as f64
     } else {
@@ -373,9 +378,21 @@ mod tests {
         assert!((r.sent_pps - 1e6).abs() < 1e-6);
         assert!((r.received_pps - 999_500.0).abs() < 1e-6);
         assert!((r.lost_percent - 0.05).abs() < 1e-9);
+        assert_eq!(r.lost_in_gaps, 1_000);
         assert!((r.sent_l2_bits_per_second - 512e6).abs() < 1.0);
         assert!((r.sent_l1_bits_per_second - 672e6).abs() < 1.0);
         let want_rx_l1 = (1_999_000.0 + 5.0) * 84.0 * 8.0 / 2.0;
         assert!((r.received_l1_bits_per_second - want_rx_l1).abs() < 1.0);
+
+        // The last 100 000 never arrived: no gap shows them, the sender's count does.
+        let u = UdpTotals {
+            sent_packets: 2_000_000,
+            packets: 1_900_000,
+            lost: 1_000,
+            ..UdpTotals::default()
+        };
+        let r2 = pps(&end_with(u, 0, 0), false, 18, false);
+        assert_eq!(r2.received_packets, 1_899_000);
+        assert_eq!((r2.lost_packets, r2.lost_in_gaps), (101_000, 1_000));
     }
 }

@@ -157,6 +157,27 @@ impl Batch {
     }
 }
 
+/// Sets SO_RCVBUFFORCE (root only: above `net.core.rmem_max`).
+#[expect(unsafe_code)]
+pub fn force_recv_buffer(fd: BorrowedFd<'_>, bytes: usize) -> io::Result<()> {
+    let v = libc::c_int::try_from(bytes).unwrap_or(libc::c_int::MAX);
+    // SAFETY: as in `set_udp_segment`: a c_int on this frame, its size passed, read only.
+    let r = unsafe {
+        libc::setsockopt(
+            fd.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_RCVBUFFORCE,
+            (&raw const v).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
 /// `UDP_SEGMENT` from linux/udp.h (the libc crate has it only for some C libraries).
 const UDP_SEGMENT: libc::c_int = 103;
 

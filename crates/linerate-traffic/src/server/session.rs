@@ -188,14 +188,16 @@ pub fn run(
     ctl.send(State::TestRunning, "starting the test")?;
     let budget = params.byte_budget().map(|b| Arc::new(Budget::new(b)));
     let cpu0 = CpuSnapshot::now();
+    // Sample before the threads run: everything they count is inside the totals (a fast
+    // -k/-n run can end before a later first sample).
+    let omit = Duration::from_secs_f64(params.omit);
+    let mut sampler = Sampler::new(&streams, omit);
     for h in &mut streams {
         let b = (h.spec.direction == Direction::Send)
             .then(|| budget.clone())
             .flatten();
         h.start(b)?;
     }
-    let omit = Duration::from_secs_f64(params.omit);
-    let mut sampler = Sampler::new(&streams, omit);
     let outcome = watch(sh, &mut ctl, &streams, &mut sampler, &params, omit);
     for h in streams
         .iter_mut()
