@@ -292,8 +292,7 @@ pub fn run_client(
 
     let budget = params.byte_budget().map(|b| Arc::new(Budget::new(b)));
     let cpu0 = CpuSnapshot::now();
-    // Sample before the threads run: everything they count is inside the totals (a fast
-    // -k/-n run can end before a later first sample).
+    // The sampler's baseline is taken before any thread can move a byte.
     let omit = cfg.omit;
     let mut sampler = Sampler::new(&streams, omit);
     for h in &mut streams {

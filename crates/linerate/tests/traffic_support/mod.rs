@@ -217,7 +217,8 @@ pub fn iperf3_client_json(port: u16, args: &[&str]) -> serde_json::Value {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
     assert!(
         out.status.success() && v.get("error").is_none(),
-        "iperf3 -c {args:?} failed: {}\n{}",
+        "iperf3 -c {args:?} failed: {} {}\n{}",
+        v["error"],
         String::from_utf8_lossy(&out.stderr),
         String::from_utf8_lossy(&out.stdout)
     );
