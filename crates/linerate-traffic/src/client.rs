@@ -16,8 +16,7 @@ use crate::error::{TrafficError, iperf_error_text};
 use crate::event::Event;
 use crate::protocol::extension::Hello;
 use crate::protocol::{
-    Control, Cookie, Extension, Incoming, MAX_PARAMS_LEN, MAX_RESULTS_LEN, PeerResults, State,
-    TestParams,
+    Control, Cookie, Incoming, MAX_PARAMS_LEN, MAX_RESULTS_LEN, PeerResults, State, TestParams,
 };
 use crate::result::{Connection, PeerInfo, PeerKind, RunResult, StartInfo};
 use crate::sampler::Sampler;
@@ -30,6 +29,7 @@ const END_GRACE: Duration = Duration::from_secs(10);
 
 /// Builds the parameters the client sends.
 pub fn params_for(cfg: &ClientConfig) -> Result<TestParams, TrafficError> {
+    crate::modes::check_client(cfg)?;
     let len = match (cfg.len, cfg.protocol) {
         (Some(l), _) => l.bytes(),
         (None, Protocol::Tcp) => DEFAULT_TCP_LEN,
@@ -80,7 +80,7 @@ pub fn params_for(cfg: &ClientConfig) -> Result<TestParams, TrafficError> {
         get_server_output: cfg.get_server_output,
         udp_counters_64bit: cfg.protocol == Protocol::Udp,
         client_version: Some(format!("linerate {}", crate::ENGINE_VERSION)),
-        extension: Some(Extension::new(cfg.mode)),
+        extension: Some(crate::modes::extension(cfg)),
     })
 }
 
@@ -165,6 +165,7 @@ pub fn run_client(
 
     // A linerate server answers the extension before CREATE_STREAMS; iperf3 does not.
     let mut peer_version = None;
+    let mut data_port = None;
     let mut state = wait_state(
         &mut ctl,
         hs,
@@ -184,6 +185,7 @@ pub fn run_client(
             });
         }
         peer_version = Some(hello.engine);
+        data_port = hello.data_port;
         state = wait_state(&mut ctl, hs, "waiting for the server to ask for streams")?;
     } else if !cfg.mode.iperf3_can_do() {
         let _ = ctl.send(State::ClientTerminate, "ending the test");
@@ -227,6 +229,7 @@ pub fn run_client(
             rate_bps: params.bandwidth,
             pacing_timer: Duration::from_micros(params.pacing_timer),
             udp64: params.udp_counters_64bit,
+            work: crate::modes::client_work(cfg, &params, &cookie, i, server_addr, data_port)?,
         };
         streams.push(StreamHandle::new(spec, socket)?);
     }
@@ -373,11 +376,13 @@ pub fn run_client(
         congestion_local,
         &peer,
     );
+    let modes = crate::modes::result::build(cfg, &streams, &start, &intervals, &end, &peer);
     Ok(RunResult {
         schema: crate::result::SCHEMA.to_owned(),
         start,
         intervals,
         end,
+        modes,
     })
 }
 

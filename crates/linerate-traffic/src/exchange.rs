@@ -59,6 +59,8 @@ pub fn local_results(
         linerate: Some(serde_json::json!({
             "version": crate::EXTENSION_VERSION,
             "engine": crate::ENGINE_VERSION,
+            "threads": crate::modes::result::thread_reports(streams),
+            "foreign_datagrams": crate::modes::result::foreign_datagrams(streams),
         })),
     }
 }

@@ -6,15 +6,20 @@
 //! [`report::iperf3_json`] turns a result into iperf3's `--json` schema, the exchange format
 //! other tools (and the results store) read.
 
+pub mod affinity;
 pub mod client;
 pub mod config;
 pub mod cpu;
 pub mod error;
 pub mod event;
 pub mod exchange;
+pub mod latency;
+pub mod modes;
+pub mod pps;
 pub mod protocol;
 pub mod report;
 pub mod result;
+pub mod rr;
 pub mod sampler;
 pub mod server;
 pub mod sockopt;

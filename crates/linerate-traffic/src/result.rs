@@ -21,6 +21,9 @@ pub struct RunResult {
     pub intervals: Vec<Interval>,
     /// Totals.
     pub end: EndInfo,
+    /// What the pps/rr/crr modes and `--affinity` add ([`crate::modes`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modes: Option<crate::modes::ModeResult>,
 }
 
 /// Which software the server runs.

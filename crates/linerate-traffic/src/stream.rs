@@ -48,6 +48,8 @@ pub struct StreamSpec {
     pub pacing_timer: Duration,
     /// UDP sequence numbers are 64-bit.
     pub udp64: bool,
+    /// What the thread does beyond bulk transfer, and where it runs ([`crate::modes`]).
+    pub work: crate::modes::Work,
 }
 
 /// A connected data socket.
@@ -186,6 +188,14 @@ fn run_stream(
     stop: Arc<AtomicBool>,
     budget: Option<Arc<Budget>>,
 ) -> DataSocket {
+    // pps/rr/crr workers (and --affinity) take over here; bulk streams fall through.
+    let socket = match crate::modes::run(&spec, socket, &counters, &stop, budget.as_deref()) {
+        Ok(handled) => {
+            counters.finished.store(true, Ordering::Relaxed);
+            return handled;
+        }
+        Err(socket) => socket,
+    };
     let socket = match (socket, spec.direction) {
         (DataSocket::Tcp(s), Direction::Send) => {
             DataSocket::Tcp(tcp::send(&spec, s, &counters, &stop, budget.as_deref()))

@@ -230,26 +230,3 @@ fn ipv6_and_json_stream() {
         ) > 0.0
     );
 }
-
-#[test]
-fn a_mode_the_server_lacks_is_refused_before_any_traffic() {
-    let server = linerate_server(&[]);
-    let out = run_bounded(
-        Command::new(linerate_bin()).args([
-            "client",
-            "127.0.0.1",
-            "-p",
-            &server.port.to_string(),
-            "--mode",
-            "crr",
-        ]),
-        Duration::from_secs(10),
-    );
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("refused the test: --mode crr is not available"),
-        "{err}"
-    );
-    assert!(!server.log().contains("test started"), "{}", server.log());
-}

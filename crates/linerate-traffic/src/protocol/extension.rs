@@ -49,6 +49,9 @@ pub struct Extension {
     /// The sending engine's version.
     #[serde(default)]
     pub engine: String,
+    /// Options of the pps/rr/crr modes and the extras (see [`crate::modes`]).
+    #[serde(default, skip_serializing_if = "crate::modes::ModeOptions::is_default")]
+    pub options: crate::modes::ModeOptions,
 }
 
 impl Extension {
@@ -58,6 +61,7 @@ impl Extension {
             version: crate::EXTENSION_VERSION,
             mode,
             engine: crate::ENGINE_VERSION.to_owned(),
+            options: crate::modes::ModeOptions::default(),
         }
     }
 
@@ -80,6 +84,9 @@ pub struct Hello {
     /// Why not, when refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The port of the test's crr transactions (see [`crate::modes`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_port: Option<u16>,
 }
 
 impl Hello {
@@ -90,6 +97,7 @@ impl Hello {
             engine: crate::ENGINE_VERSION.to_owned(),
             accepted: true,
             error: None,
+            data_port: None,
         }
     }
 

@@ -280,6 +280,9 @@ pub fn iperf3_json(r: &RunResult) -> Value {
             })).collect::<Vec<_>>(),
         },
     });
+    if let Some(m) = &r.modes {
+        crate::modes::result::add_to_json(&mut out["linerate"], m);
+    }
     if let Some(t) = &c.server_output_text {
         out["server_output_text"] = json!(t);
     }

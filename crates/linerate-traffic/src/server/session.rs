@@ -10,7 +10,7 @@ use super::{Shared, udp};
 use crate::config::{Direction, MAX_TCP_LEN, MAX_UDP_LEN, Protocol, SocketOptions};
 use crate::cpu::CpuSnapshot;
 use crate::error::TrafficError;
-use crate::protocol::extension::{Hello, Mode};
+use crate::protocol::extension::Hello;
 use crate::protocol::{
     Control, Cookie, Incoming, MAX_PARAMS_LEN, MAX_RESULTS_LEN, PeerResults, State, TestParams,
     ierr,
@@ -74,17 +74,8 @@ struct Refusal(i32, String);
 
 fn check(sh: &Shared, p: &TestParams) -> Result<(), Refusal> {
     let cfg = &sh.cfg;
-    if let Some(ext) = &p.extension
-        && ext.mode != Mode::Stream
-    {
-        return Err(Refusal(
-            ierr::UNIMPLEMENTED,
-            format!(
-                "--mode {} is not available on this server (linerate {})",
-                ext.mode.name(),
-                crate::ENGINE_VERSION
-            ),
-        ));
+    if let Err(why) = crate::modes::check_server(p) {
+        return Err(Refusal(ierr::RECV_PARAMS, why));
     }
     if p.parallel == 0 || p.total_streams() > u64::from(cfg.max_streams) {
         return Err(Refusal(
@@ -156,9 +147,14 @@ pub fn run(
         }
         return Err(TrafficError::BadParams(msg));
     }
+    let modes = crate::modes::ServerSide::prepare(&params, ctl.stream.local_addr().ok())?;
     if linerate {
         ctl.send(State::LinerateHello, "greeting a linerate client")?;
-        let hello = serde_json::to_value(Hello::accept()).unwrap_or_default();
+        let hello = Hello {
+            data_port: modes.data_port(),
+            ..Hello::accept()
+        };
+        let hello = serde_json::to_value(hello).unwrap_or_default();
         ctl.send_json(&hello, "greeting a linerate client")?;
     }
     sh.log(
@@ -176,7 +172,7 @@ pub fn run(
             } else {
                 " client→server"
             },
-            if linerate { ", linerate client" } else { "" },
+            crate::modes::describe(&params),
             match params.byte_budget() {
                 Some(b) => format!("{} bytes", b),
                 None => format!("{} s", params.time),
@@ -185,6 +181,9 @@ pub fn run(
     );
 
     let mut streams = create_streams(sh, &mut ctl, &cookie, peer, &params)?;
+    for (i, h) in streams.iter_mut().enumerate() {
+        h.spec.work = modes.work(&params, &cookie, i);
+    }
     ctl.send(State::TestStart, "starting the test")?;
     ctl.send(State::TestRunning, "starting the test")?;
     let budget = params.byte_budget().map(|b| Arc::new(Budget::new(b)));
@@ -363,6 +362,7 @@ fn create_streams(
                     rate_bps: p.bandwidth,
                     pacing_timer: Duration::from_micros(p.pacing_timer),
                     udp64: p.udp_counters_64bit,
+                    work: crate::modes::Work::default(),
                 },
                 s,
             )

@@ -1,6 +1,7 @@
 //! `linerate client`: one test against a linerate or iperf3 server.
 
 mod human;
+mod modes;
 mod tos;
 
 use std::io::Write;
@@ -120,6 +121,9 @@ pub struct Args {
     /// Print one JSON event per line as the test runs (iperf3's --json-stream)
     #[arg(long)]
     pub json_stream: bool,
+    /// pps/rr/crr options and --affinity
+    #[command(flatten)]
+    pub modes: modes::ModeArgs,
 }
 
 /// `--mode` values.
@@ -185,6 +189,7 @@ impl Args {
             },
             get_server_output: self.get_server_output,
             connect_timeout: self.connect_timeout.as_std(),
+            modes: Default::default(),
         })
     }
 }
@@ -196,13 +201,15 @@ fn emit(line: &serde_json::Value) {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let cfg = args.config()?;
+    let mut cfg = args.config()?;
+    args.modes.apply(&mut cfg);
     let interrupt = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(sig, Arc::clone(&interrupt))
             .context("installing the signal handler")?;
     }
     let mut human = human::Renderer::new(&cfg);
+    let mut mode_human = modes::ModeRenderer::new(&cfg);
     let result = {
         let mut sink = |ev: Event<'_>| {
             if args.json_stream {
@@ -214,7 +221,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                         emit(&serde_json::json!({"event": "interval", "data": interval_json(iv)}));
                     }
                 }
-            } else if !args.json {
+            } else if !args.json && !mode_human.event(ev) {
                 human.event(ev);
             }
         };
@@ -242,7 +249,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else if args.json {
         crate::output::print_json(&json)?;
     } else {
-        crate::output::print_text(&human.summary(&result))?;
+        crate::output::print_text(&modes::summary(&result, || human.summary(&result)))?;
     }
     Ok(ExitCode::SUCCESS)
 }
