@@ -1,11 +1,260 @@
-//! `linerate lab`.
+//! `linerate lab`: network-namespace test beds with emulated links.
 
+mod render;
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use anyhow::Context;
+use linerate_lab::spec::{OnOff, Targeted};
+use linerate_lab::topology::Topology;
+use linerate_lab::{EmulatorChoice, LabName, LabSpec, LinkOptions, NodeSysctl, StateDir};
+use linerate_units::{BitRate, Duration, Percent};
+
+use crate::output;
 
 /// Arguments of `linerate lab`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+#[command(after_help = LAB_HELP)]
+pub struct Args {
+    /// Directory of lab state files [env: LINERATE_LAB_STATE_DIR; default: /run/linerate/lab]
+    #[arg(long, global = true, value_name = "DIR")]
+    state_dir: Option<PathBuf>,
+    #[command(subcommand)]
+    command: LabCommand,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    super::not_built("lab", "The lab, part 1")
+const LAB_HELP: &str = "\
+Topologies: pair = gen 198.18.0.1 -- l0 -- recv 198.18.0.2; router = gen 198.18.0.1 -- l0 -- \
+198.18.0.254 dut 198.19.0.254 -- l1 -- recv 198.19.0.1. Namespaces and interfaces are named \
+lr-NAME-*. Link flags take [TARGET=]VALUE: no target = every link and direction; l0 = one link; \
+l0:fwd / l0:rev = one direction (fwd goes toward recv).";
+
+#[derive(Debug, clap::Subcommand)]
+enum LabCommand {
+    /// Build a lab
+    Up(Box<UpArgs>),
+    /// Remove a lab and everything in it (works after crashes too)
+    Down(DownArgs),
+    /// List labs, one per line, name first
+    List(ListArgs),
+    /// Show a lab: nodes, addresses, links, emulator and its counters
+    Show(ShowArgs),
+    /// Run a command inside a node: lab exec NAME NODE -- CMD [ARGS...]
+    Exec(ExecArgs),
+    /// Set sysctls inside a node (per-namespace keys only), read back
+    Set(SetArgs),
+    /// Run the userspace link emulator (started by `lab up`)
+    #[command(hide = true)]
+    Emulate(EmulateArgs),
+}
+
+fn parse_name(s: &str) -> Result<LabName, String> {
+    s.parse::<LabName>().map_err(|e| e.to_string())
+}
+
+#[derive(Debug, clap::Args)]
+struct UpArgs {
+    /// Lab name: 1-8 lower-case letters/digits, starting with a letter
+    #[arg(value_parser = parse_name)]
+    name: LabName,
+    /// Test bed: pair (gen, recv) or router (gen, dut, recv)
+    #[arg(long, default_value = "pair")]
+    topology: Topology,
+    /// MTU of a link's interfaces, [LINK=]BYTES (default 1500)
+    #[arg(long, value_name = "[LINK=]BYTES")]
+    mtu: Vec<Targeted<u32>>,
+    /// Segmentation/checksum offloads (TSO, GSO, GRO, SG, tx checksum) on the nodes' interfaces
+    #[arg(long, value_name = "[LINK=]on|off")]
+    offloads: Vec<Targeted<OnOff>>,
+    /// Emulated link rate, e.g. 1G
+    #[arg(long, value_name = "[TARGET=]RATE")]
+    rate: Vec<Targeted<BitRate>>,
+    /// One-way delay, e.g. 20ms
+    #[arg(long, value_name = "[TARGET=]TIME")]
+    delay: Vec<Targeted<Duration>>,
+    /// Uniform jitter around the delay, e.g. 1ms (frames keep their order unless --reorder)
+    #[arg(long, value_name = "[TARGET=]TIME")]
+    jitter: Vec<Targeted<Duration>>,
+    /// Random (Bernoulli) loss, e.g. 0.1%
+    #[arg(long, value_name = "[TARGET=]PERCENT")]
+    loss: Vec<Targeted<Percent>>,
+    /// Frames held per direction before tail drop (default: 2 x BDP, at least 1000)
+    #[arg(long, value_name = "[TARGET=]FRAMES")]
+    limit: Vec<Targeted<u32>>,
+    /// Let jitter reorder frames
+    #[arg(long)]
+    reorder: bool,
+    /// Link emulator: kernel netem if present (auto), kernel, or linerate's userspace emulator
+    #[arg(long, default_value = "auto")]
+    emulator: EmulatorChoice,
+    /// Per-node sysctl applied after bring-up, NODE:KEY=VALUE (repeatable)
+    #[arg(long, value_name = "NODE:KEY=VALUE")]
+    sysctl: Vec<NodeSysctl>,
+    /// Print the lab as JSON (schema linerate.lab/1)
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct DownArgs {
+    /// Lab name
+    #[arg(value_parser = parse_name)]
+    name: LabName,
+    /// Print what was removed as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct ListArgs {
+    /// Print JSON (schema linerate.lab-list/1)
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct ShowArgs {
+    /// Lab name
+    #[arg(value_parser = parse_name)]
+    name: LabName,
+    /// Print JSON (schema linerate.lab/1, with emulator counters)
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct ExecArgs {
+    /// Lab name
+    #[arg(value_parser = parse_name)]
+    name: LabName,
+    /// Node: gen, recv (and dut in the router topology)
+    node: String,
+    /// The command and its arguments (after --)
+    #[arg(last = true, required = true, value_name = "CMD")]
+    command: Vec<OsString>,
+}
+
+#[derive(Debug, clap::Args)]
+struct SetArgs {
+    /// Lab name
+    #[arg(value_parser = parse_name)]
+    name: LabName,
+    /// Node: gen, recv (and dut in the router topology)
+    node: String,
+    /// KEY=VALUE assignments, e.g. net.ipv4.tcp_rmem="4096 131072 33554432"
+    #[arg(required = true, value_name = "KEY=VALUE")]
+    assignments: Vec<String>,
+    /// Print JSON (schema linerate.lab-sysctl/1)
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct EmulateArgs {
+    /// Emulator configuration (JSON)
+    #[arg(long)]
+    config: String,
+}
+
+/// Runs `linerate lab`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let dir = StateDir::resolve(args.state_dir);
+    match args.command {
+        LabCommand::Up(a) => up(&dir, *a),
+        LabCommand::Down(a) => {
+            let report = linerate_lab::down(&dir, &a.name)?;
+            if a.json {
+                output::print_json(&render::down_json(&report))?;
+            } else {
+                output::print_text(&render::down_text(&report))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        LabCommand::List(a) => {
+            let labs = dir.list()?;
+            if a.json {
+                output::print_json(&render::list_json(&labs))?;
+            } else {
+                output::print_text(&render::list_text(&labs))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        LabCommand::Show(a) => {
+            let state = linerate_lab::control::load(&dir, &a.name)?;
+            let stats = linerate_lab::control::emulator_stats(&state);
+            if a.json {
+                output::print_json(&render::show_json(&state, &stats))?;
+            } else {
+                output::print_text(&render::show_text(&state, &stats))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        LabCommand::Exec(a) => {
+            let state = linerate_lab::control::load(&dir, &a.name)?;
+            Err(linerate_lab::control::exec(&state, &a.node, &a.command).into())
+        }
+        LabCommand::Set(a) => {
+            let assignments = a
+                .assignments
+                .iter()
+                .map(|s| {
+                    NodeSysctl::parse_assignment(&a.node, s)
+                        .map_err(|e| anyhow::anyhow!("lab set: {e}"))
+                })
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            let writes = linerate_lab::control::set(&dir, &a.name, &a.node, &assignments)?;
+            if a.json {
+                output::print_json(&render::set_json(&a.name, &writes))?;
+            } else {
+                output::print_text(&render::set_text(&writes))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        LabCommand::Emulate(a) => {
+            let cfg: linerate_lab::emulator::EmulatorConfig = serde_json::from_str(&a.config)
+                .context("lab emulate: --config is not a valid emulator configuration")?;
+            linerate_lab::emulator::run(&cfg, std::io::stdout())?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn up(dir: &StateDir, a: UpArgs) -> anyhow::Result<ExitCode> {
+    let opts = LinkOptions {
+        mtu: a.mtu,
+        offloads: a.offloads,
+        rate: a.rate,
+        delay: a.delay,
+        jitter: a.jitter,
+        loss: a.loss,
+        limit: a.limit,
+        reorder: a.reorder,
+    };
+    let spec = LabSpec::new(a.name, a.topology, &opts, a.emulator, a.sysctl)?;
+    let exe = std::env::current_exe()
+        .context("locate the linerate executable (for the link emulator)")?;
+    let report = linerate_lab::up(
+        &spec,
+        &linerate_lab::UpOptions {
+            state_dir: dir.clone(),
+            emulator_exe: exe,
+        },
+    )?;
+    if a.json {
+        output::print_json(&render::up_json(&report))?;
+    } else {
+        let mut text = render::show_text(&report.state, &[]);
+        for w in &report.sysctls {
+            text.push_str(&format!(
+                "  sysctl {}: {} = {} (was {})\n",
+                w.node, w.key, w.after, w.before
+            ));
+        }
+        output::print_text(&text)?;
+    }
+    let _ = std::io::stdout().flush();
+    Ok(ExitCode::SUCCESS)
 }

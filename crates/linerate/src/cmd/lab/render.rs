@@ -1,0 +1,173 @@
+//! Human and JSON renderings of lab results.
+
+use linerate_lab::emulator::EmulatorStats;
+use linerate_lab::sysctl::SysctlWrite;
+use linerate_lab::{DownReport, LabError, LabName, LabState, UpReport};
+use serde_json::{Value, json};
+
+type Stats = [(String, bool, Option<EmulatorStats>)];
+
+/// `lab up --json`.
+pub fn up_json(r: &UpReport) -> Value {
+    let mut v = serde_json::to_value(&r.state).unwrap_or(Value::Null);
+    if let Value::Object(m) = &mut v {
+        m.insert(
+            "sysctl_writes".into(),
+            serde_json::to_value(&r.sysctls).unwrap_or(Value::Null),
+        );
+    }
+    v
+}
+
+/// `lab show` as text.
+pub fn show_text(s: &LabState, stats: &Stats) -> String {
+    let mut out = format!(
+        "lab {} ({}, {:?}): emulator {}",
+        s.name, s.topology, s.status, s.emulator
+    );
+    if let Some(ms) = s.bringup_ms {
+        out.push_str(&format!(", built in {ms:.1} ms"));
+    }
+    out.push('\n');
+    for n in &s.nodes {
+        for i in &n.interfaces {
+            out.push_str(&format!(
+                "  {:<5} {:<16} {:<13} {:<18} {}\n",
+                n.name, n.netns, i.name, i.address, i.mac
+            ));
+        }
+    }
+    for l in &s.links {
+        out.push_str(&format!(
+            "  {} {} -- {}  mtu {}  offloads {}",
+            l.id,
+            l.a,
+            l.b,
+            l.mtu,
+            if l.offloads { "on" } else { "off" }
+        ));
+        match (&l.fwd, &l.rev) {
+            (Some(f), Some(r)) => {
+                out.push_str(&format!(
+                    "\n     fwd: {}\n     rev: {}",
+                    f.describe(),
+                    r.describe()
+                ));
+                if let Some(ns) = &l.emulator_netns {
+                    out.push_str(&format!(
+                        "\n     emulator: namespace {ns}, pid {}",
+                        l.emulator_pid.map_or("-".to_owned(), |p| p.to_string())
+                    ));
+                }
+            }
+            _ => out.push_str("  (not emulated)"),
+        }
+        out.push('\n');
+        if let Some((_, alive, st)) = stats.iter().find(|(id, _, _)| *id == l.id) {
+            if !alive {
+                out.push_str("     emulator process is NOT running (link carries nothing); `lab down` then `lab up` again\n");
+            }
+            if let Some(st) = st {
+                for (dir, d) in [("fwd", &st.fwd), ("rev", &st.rev)] {
+                    out.push_str(&format!(
+                        "     {dir} counters: rx {} tx {} lost {} overflow {} errors {} max held {}\n",
+                        d.rx_frames, d.tx_frames, d.lost, d.overflow, d.errors, d.max_held
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `lab show --json`.
+pub fn show_json(s: &LabState, stats: &Stats) -> Value {
+    let mut v = serde_json::to_value(s).unwrap_or(Value::Null);
+    if let Value::Object(m) = &mut v {
+        let emus: Vec<Value> = stats
+            .iter()
+            .map(|(id, alive, st)| json!({ "link": id, "running": alive, "counters": st }))
+            .collect();
+        m.insert("emulators".into(), Value::Array(emus));
+    }
+    v
+}
+
+/// `lab list` as text: one lab per line, name first.
+pub fn list_text(labs: &[Result<LabState, LabError>]) -> String {
+    let mut out = String::new();
+    for l in labs {
+        match l {
+            Ok(s) => out.push_str(&format!(
+                "{}\t{}\t{}\temulator={}\tnodes={}\n",
+                s.name,
+                s.topology,
+                match s.status {
+                    linerate_lab::state::Status::Up => "up",
+                    linerate_lab::state::Status::Creating => "incomplete",
+                },
+                match s.emulator {
+                    linerate_lab::EmulatorKind::None => "none",
+                    linerate_lab::EmulatorKind::Kernel => "kernel",
+                    linerate_lab::EmulatorKind::Userspace => "userspace",
+                },
+                s.nodes
+                    .iter()
+                    .map(|n| n.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )),
+            Err(e) => out.push_str(&format!("?\tunreadable: {e}\n")),
+        }
+    }
+    out
+}
+
+/// `lab list --json`.
+pub fn list_json(labs: &[Result<LabState, LabError>]) -> Value {
+    let labs: Vec<Value> = labs
+        .iter()
+        .map(|l| match l {
+            Ok(s) => serde_json::to_value(s).unwrap_or(Value::Null),
+            Err(e) => json!({ "error": e.to_string() }),
+        })
+        .collect();
+    json!({ "schema": "linerate.lab-list/1", "labs": labs })
+}
+
+/// `lab down` as text.
+pub fn down_text(r: &DownReport) -> String {
+    format!(
+        "lab {} down: removed {} namespace(s){}, killed {} process(es)\n",
+        r.name,
+        r.namespaces_removed.len(),
+        if r.had_state {
+            ""
+        } else {
+            " (no state file was left)"
+        },
+        r.processes_killed.len()
+    )
+}
+
+/// `lab down --json`.
+pub fn down_json(r: &DownReport) -> Value {
+    let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
+    if let Value::Object(m) = &mut v {
+        m.insert("schema".into(), json!("linerate.lab-down/1"));
+    }
+    v
+}
+
+/// `lab set` as text.
+pub fn set_text(writes: &[SysctlWrite]) -> String {
+    writes
+        .iter()
+        .map(|w| format!("{}: {} = {} (was {})\n", w.node, w.key, w.after, w.before))
+        .collect()
+}
+
+/// `lab set --json`.
+pub fn set_json(name: &LabName, writes: &[SysctlWrite]) -> Value {
+    json!({ "schema": "linerate.lab-sysctl/1", "lab": name.as_str(), "writes": writes })
+}
