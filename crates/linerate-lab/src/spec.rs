@@ -338,7 +338,6 @@ impl LabSpec {
 
         for link in 0..n {
             let mtu = last(&opts.mtu, |t| applies(t, link, None)).unwrap_or(1500);
-            let offloads = last(&opts.offloads, |t| applies(t, link, None)).is_none_or(|o| o.0);
             let named = |dir: Dir| {
                 let hit = |t: Target| applies(t, link, Some(dir));
                 opts.rate.iter().any(|t| hit(t.target))
@@ -348,6 +347,10 @@ impl LabSpec {
                     || opts.limit.iter().any(|t| hit(t.target))
             };
             let emulated = named(Dir::Fwd) || named(Dir::Rev);
+            // Emulated links default to offloads off: the emulator then sees wire-size frames,
+            // so loss, serialisation and the queue limit act per frame as on a real wire.
+            let offloads =
+                last(&opts.offloads, |t| applies(t, link, None)).map_or(!emulated, |o| o.0);
             let emulation = emulated.then(|| {
                 [Dir::Fwd, Dir::Rev].map(|dir| {
                     let hit = |t: Target| applies(t, link, Some(dir));

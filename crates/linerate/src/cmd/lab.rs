@@ -67,6 +67,7 @@ struct UpArgs {
     #[arg(long, value_name = "[LINK=]BYTES")]
     mtu: Vec<Targeted<u32>>,
     /// Segmentation/checksum offloads (TSO, GSO, GRO, SG, tx checksum) on the nodes' interfaces
+    /// [default: off on emulated links (per-frame emulation), on elsewhere]
     #[arg(long, value_name = "[LINK=]on|off")]
     offloads: Vec<Targeted<OnOff>>,
     /// Emulated link rate, e.g. 1G
