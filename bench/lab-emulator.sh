@@ -65,8 +65,8 @@ done
 
 echo "== RTT: TCP handshake probe (SYN -> SYN-ACK, no delayed ACKs) through 1 Gbit/s + 20 ms each way (configured RTT 40 ms)"
 "$L" lab up "$N" --rate 1G --delay 20ms >/dev/null
-"$L" lab exec "$N" recv -- python3 -c "
-import socket,time; s=socket.socket(); s.bind(('0.0.0.0',9)); s.listen(4096); time.sleep(30)" &
+( "$L" lab exec "$N" recv -- python3 -c "
+import socket,time; s=socket.socket(); s.bind(('0.0.0.0',9)); s.listen(4096); time.sleep(30)" &) 2>/dev/null
 sleep 0.5
 "$L" lab exec "$N" gen -- python3 -c "
 import socket,time

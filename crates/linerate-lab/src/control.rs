@@ -56,6 +56,8 @@ pub fn exec(state: &LabState, node: &str, argv: &[OsString]) -> LabError {
     if let Err(e) = ns.enter() {
         return e;
     }
+    // Best effort, as `ip netns exec`: without it /sys/class/net shows the host's interfaces.
+    let _ = sys::remount_sys_for_current_netns();
     let e = Command::new(prog).args(args).exec();
     LabError::Io {
         what: format!("run {} in node {node}", prog.to_string_lossy()),

@@ -61,6 +61,9 @@ pub struct DirStats {
     pub errors: u64,
     /// Most frames held at once.
     pub max_held: u64,
+    /// Dropped by the kernel before the emulator read them (receive buffer full).
+    #[serde(default)]
+    pub kernel_drops: u64,
 }
 
 /// The counters file.
@@ -90,6 +93,7 @@ fn snapshot(c: &port::Counters) -> DirStats {
         overflow: c.overflow.load(Relaxed),
         errors: c.errors.load(Relaxed),
         max_held: c.max_held.load(Relaxed),
+        kernel_drops: c.kernel_drops.load(Relaxed),
     }
 }
 

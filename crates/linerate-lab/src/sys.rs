@@ -375,3 +375,59 @@ pub fn connect_netlink_kernel(fd: BorrowedFd<'_>) -> io::Result<()> {
     // SAFETY: addr is a valid sockaddr_nl of the given length.
     cvt(unsafe { libc::connect(fd.as_raw_fd(), (&raw const addr).cast(), len) }).map(drop)
 }
+
+/// Reads (and resets) a packet socket's kernel counters: (frames received, frames dropped
+/// because the socket's receive buffer was full).
+#[expect(unsafe_code)]
+pub fn packet_statistics(fd: BorrowedFd<'_>) -> io::Result<(u32, u32)> {
+    const SOL_PACKET: libc::c_int = 263;
+    const PACKET_STATISTICS: libc::c_int = 6;
+    let mut stats = [0u32; 2];
+    let mut len = std::mem::size_of_val(&stats) as libc::socklen_t;
+    // SAFETY: stats is a writable struct tpacket_stats (two u32) of len bytes.
+    cvt(unsafe {
+        libc::getsockopt(
+            fd.as_raw_fd(),
+            SOL_PACKET,
+            PACKET_STATISTICS,
+            stats.as_mut_ptr().cast(),
+            &raw mut len,
+        )
+    })?;
+    Ok((stats[0], stats[1]))
+}
+
+/// Gives the calling (single-threaded) process a private mount namespace with /sys remounted,
+/// so /sys/class/net shows the network namespace it just entered (as `ip netns exec` does).
+#[expect(unsafe_code)]
+pub fn remount_sys_for_current_netns() -> io::Result<()> {
+    // SAFETY: unshare takes flags only.
+    cvt(unsafe { libc::unshare(libc::CLONE_NEWNS) })?;
+    let none = c"none";
+    let root = c"/";
+    let sys = c"/sys";
+    let sysfs = c"sysfs";
+    // SAFETY: NUL-terminated literals; data is NULL.
+    cvt(unsafe {
+        libc::mount(
+            none.as_ptr(),
+            root.as_ptr(),
+            std::ptr::null(),
+            libc::MS_SLAVE | libc::MS_REC,
+            std::ptr::null(),
+        )
+    })?;
+    // SAFETY: as above.
+    cvt(unsafe { libc::umount2(sys.as_ptr(), libc::MNT_DETACH) })?;
+    // SAFETY: as above.
+    cvt(unsafe {
+        libc::mount(
+            sysfs.as_ptr(),
+            sys.as_ptr(),
+            sysfs.as_ptr(),
+            0,
+            std::ptr::null(),
+        )
+    })
+    .map(drop)
+}

@@ -58,6 +58,8 @@ pub struct Counters {
     pub errors: AtomicU64,
     /// Most frames held at once.
     pub max_held: AtomicU64,
+    /// Frames the kernel dropped before the emulator could read them (socket buffer full).
+    pub kernel_drops: AtomicU64,
 }
 
 /// The bytes a frame occupies on the wire: a GSO super-frame counts the headers of every
@@ -96,7 +98,14 @@ pub fn forward(
     let mut line = DelayLine::default();
     let mut pool: Vec<Vec<u8>> = Vec::new();
     let mut out: Vec<Vec<u8>> = Vec::with_capacity(BATCH);
+    let mut polled = Instant::now();
     while !stop.load(Relaxed) {
+        if polled.elapsed() >= Duration::from_millis(100) {
+            polled = Instant::now();
+            if let Ok((_, drops)) = sys::packet_statistics(rx) {
+                counters.kernel_drops.fetch_add(u64::from(drops), Relaxed);
+            }
+        }
         let n = batch.recv(rx)?;
         let now = now_ns();
         for i in 0..n {

@@ -70,8 +70,8 @@ pub fn show_text(s: &LabState, stats: &Stats) -> String {
             if let Some(st) = st {
                 for (dir, d) in [("fwd", &st.fwd), ("rev", &st.rev)] {
                     out.push_str(&format!(
-                        "     {dir} counters: rx {} tx {} lost {} overflow {} errors {} max held {}\n",
-                        d.rx_frames, d.tx_frames, d.lost, d.overflow, d.errors, d.max_held
+                        "     {dir} counters: rx {} tx {} lost {} overflow {} errors {} kernel drops {} max held {}\n",
+                        d.rx_frames, d.tx_frames, d.lost, d.overflow, d.errors, d.kernel_drops, d.max_held
                     ));
                 }
             }
