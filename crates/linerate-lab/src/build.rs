@@ -113,6 +113,7 @@ fn initial_state(spec: &LabSpec) -> LabState {
         links,
         sysctls: spec.sysctls.clone(),
         bringup_ms: None,
+        firewalls: Vec::new(),
     }
 }
 

@@ -5,10 +5,11 @@ use std::os::unix::process::CommandExt;
 use std::process::Command;
 
 use crate::emulator::{self, EmulatorStats};
+use crate::firewall::{self, Firewall};
 use crate::name::LabName;
 use crate::netns::Netns;
 use crate::spec::NodeSysctl;
-use crate::state::{LabState, StateDir};
+use crate::state::{LabState, NodeFirewall, StateDir};
 use crate::sysctl::{self, SysctlWrite};
 use crate::{LabError, sys};
 
@@ -118,4 +119,38 @@ pub fn emulator_stats(state: &LabState) -> Vec<(String, bool, Option<EmulatorSta
             ))
         })
         .collect()
+}
+
+/// The node a firewall goes on by default: the DUT, or the receiver in a pair.
+pub fn default_firewall_node(state: &LabState) -> &'static str {
+    if state.nodes.iter().any(|n| n.name == "dut") {
+        "dut"
+    } else {
+        "recv"
+    }
+}
+
+/// Applies a firewall variant in `node` (default: [`default_firewall_node`]) and records it.
+pub fn set_firewall(
+    dir: &StateDir,
+    name: &LabName,
+    node: Option<&str>,
+    fw: &Firewall,
+) -> Result<NodeFirewall, LabError> {
+    if sys::euid() != 0 {
+        return Err(LabError::NotRoot);
+    }
+    let mut state = load(dir, name)?;
+    let node = node.unwrap_or(default_firewall_node(&state)).to_owned();
+    let ns = Netns::open(node_netns(&state, &node)?)?;
+    let rules = firewall::apply(&ns, &node, fw)?;
+    let applied = NodeFirewall {
+        node: node.clone(),
+        variant: fw.to_string(),
+        rules,
+    };
+    state.firewalls.retain(|f| f.node != node);
+    state.firewalls.push(applied.clone());
+    dir.save(&state)?;
+    Ok(applied)
 }

@@ -120,6 +120,24 @@ pub enum LabError {
         /// What happened (with its log when there is one).
         reason: String,
     },
+    /// A tool the lab needs is not installed.
+    #[error(
+        "`{tool}` is not installed; install it with `apt-get install {package}` (Debian/Ubuntu)"
+    )]
+    MissingTool {
+        /// The program.
+        tool: String,
+        /// The Debian package that has it.
+        package: String,
+    },
+    /// nft refused a ruleset.
+    #[error("nft in node {node}: {reason}")]
+    Firewall {
+        /// The node.
+        node: String,
+        /// nft's message.
+        reason: String,
+    },
     /// Bring-up was interrupted by a signal; everything created was removed.
     #[error("interrupted by signal {0}; everything created so far was removed")]
     Interrupted(i32),

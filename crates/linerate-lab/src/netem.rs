@@ -71,16 +71,34 @@ mod tests {
             reorder: false,
         };
         let blob = options(&imp);
-        assert_eq!(u32::from_ne_bytes([blob[4], blob[5], blob[6], blob[7]]), 10_000);
+        assert_eq!(
+            u32::from_ne_bytes([blob[4], blob[5], blob[6], blob[7]]),
+            10_000
+        );
         let loss = u32::from_ne_bytes([blob[8], blob[9], blob[10], blob[11]]);
         assert!((loss as f64 / u32::MAX as f64 - 0.5).abs() < 1e-6);
         let a = attrs(&blob);
-        let get = |t: u16| a.iter().find(|(ty, _)| *ty == t).map(|(_, v)| v.clone()).unwrap_or_default();
+        let get = |t: u16| {
+            a.iter()
+                .find(|(ty, _)| *ty == t)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default()
+        };
         assert_eq!(get(TCA_NETEM_LATENCY64), 20_000_000u64.to_ne_bytes());
         assert_eq!(get(TCA_NETEM_JITTER64), 1_000_000u64.to_ne_bytes());
         assert_eq!(&get(TCA_NETEM_RATE)[0..4], &125_000_000u32.to_ne_bytes());
-        assert!(a.iter().all(|(t, _)| *t != TCA_NETEM_RATE64), "1 Gbit/s fits in 32 bits of bytes/s");
-        let fast = options(&Impairment { rate: Some(BitRate::from_gbps(100)), ..imp });
-        assert!(attrs(&fast).iter().any(|(t, v)| *t == TCA_NETEM_RATE64 && v == &12_500_000_000u64.to_ne_bytes()));
+        assert!(
+            a.iter().all(|(t, _)| *t != TCA_NETEM_RATE64),
+            "1 Gbit/s fits in 32 bits of bytes/s"
+        );
+        let fast = options(&Impairment {
+            rate: Some(BitRate::from_gbps(100)),
+            ..imp
+        });
+        assert!(
+            attrs(&fast)
+                .iter()
+                .any(|(t, v)| *t == TCA_NETEM_RATE64 && v == &12_500_000_000u64.to_ne_bytes())
+        );
     }
 }

@@ -78,6 +78,20 @@ pub struct LabState {
     pub sysctls: Vec<NodeSysctl>,
     /// Bring-up time in milliseconds.
     pub bringup_ms: Option<f64>,
+    /// Firewall variants applied to nodes (latest per node).
+    #[serde(default)]
+    pub firewalls: Vec<NodeFirewall>,
+}
+
+/// A firewall variant applied to a node.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct NodeFirewall {
+    /// The node.
+    pub node: String,
+    /// The variant, e.g. `stateless:100`.
+    pub variant: String,
+    /// Rules each packet meets (generated variants).
+    pub rules: Option<u32>,
 }
 
 /// One node.

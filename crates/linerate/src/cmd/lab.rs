@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use linerate_lab::firewall::Firewall;
 use linerate_lab::spec::{OnOff, Targeted};
 use linerate_lab::topology::Topology;
 use linerate_lab::{EmulatorChoice, LabName, LabSpec, LinkOptions, NodeSysctl, StateDir};
@@ -46,6 +47,8 @@ enum LabCommand {
     Exec(ExecArgs),
     /// Set sysctls inside a node (per-namespace keys only), read back
     Set(SetArgs),
+    /// Apply a firewall variant (nftables) on a node: none, stateless:N, stateful, file:PATH
+    Firewall(FirewallArgs),
     /// Run the userspace link emulator (started by `lab up`)
     #[command(hide = true)]
     Emulate(EmulateArgs),
@@ -154,6 +157,21 @@ struct SetArgs {
 }
 
 #[derive(Debug, clap::Args)]
+struct FirewallArgs {
+    /// Lab name
+    #[arg(value_parser = parse_name)]
+    name: LabName,
+    /// none | stateless:N (N non-matching rules, then accept) | stateful (conntrack) | file:PATH
+    variant: Firewall,
+    /// Node to filter on [default: dut, or recv in a pair]
+    #[arg(long)]
+    node: Option<String>,
+    /// Print JSON (schema linerate.lab-firewall/1)
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
 struct EmulateArgs {
     /// Emulator configuration (JSON)
     #[arg(long)]
@@ -211,6 +229,28 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 output::print_json(&render::set_json(&a.name, &writes))?;
             } else {
                 output::print_text(&render::set_text(&writes))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        LabCommand::Firewall(a) => {
+            let applied =
+                linerate_lab::control::set_firewall(&dir, &a.name, a.node.as_deref(), &a.variant)?;
+            if a.json {
+                output::print_json(&serde_json::json!({
+                    "schema": "linerate.lab-firewall/1",
+                    "lab": a.name.as_str(),
+                    "node": applied.node,
+                    "variant": applied.variant,
+                    "rules": applied.rules,
+                }))?;
+            } else {
+                let rules = applied
+                    .rules
+                    .map_or(String::new(), |r| format!(" ({r} rules per packet)"));
+                output::print_text(&format!(
+                    "{}: firewall {}{rules}\n",
+                    applied.node, applied.variant
+                ))?;
             }
             Ok(ExitCode::SUCCESS)
         }

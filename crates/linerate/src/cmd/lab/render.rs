@@ -37,6 +37,9 @@ pub fn show_text(s: &LabState, stats: &Stats) -> String {
             ));
         }
     }
+    for f in &s.firewalls {
+        out.push_str(&format!("  firewall on {}: {}\n", f.node, f.variant));
+    }
     for l in &s.links {
         out.push_str(&format!(
             "  {} {} -- {}  mtu {}  offloads {}",
