@@ -13,6 +13,7 @@ pub mod build;
 pub mod control;
 pub mod emulator;
 mod error;
+pub mod experiment;
 pub mod firewall;
 pub mod impair;
 pub mod name;

@@ -124,6 +124,41 @@ pub fn apply_in_node(
     }
 }
 
+/// Whether `key` can be set per network namespace on this kernel, asked of a throw-away
+/// anonymous namespace (created on a thread, gone when the thread ends; nothing to clean up).
+pub fn probe_scope(key: &str) -> Result<(), LabError> {
+    check_scope(key)?;
+    let rel = key_path(key);
+    let path = PathBuf::from("/proc/sys").join(&rel);
+    let inside = std::thread::scope(|s| {
+        s.spawn(|| -> Result<bool, LabError> {
+            crate::sys::unshare_netns().map_err(LabError::NoNetns)?;
+            Ok(path.exists())
+        })
+        .join()
+        .unwrap_or_else(|_| {
+            Err(LabError::Io {
+                what: "probe a namespace".into(),
+                source: io::Error::other("thread panicked"),
+            })
+        })
+    })?;
+    match (inside, path.exists()) {
+        (true, _) => Ok(()),
+        (false, true) => Err(LabError::HostOnlyKey {
+            key: key.to_owned(),
+            reason: "it is not per network namespace on this kernel (it exists only in the host's \
+                     initial namespace), so setting it would change the whole host"
+                .to_owned(),
+        }),
+        (false, false) => Err(LabError::UnknownKey {
+            key: key.to_owned(),
+            path: rel,
+            node: "(any)".to_owned(),
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

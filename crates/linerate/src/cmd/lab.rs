@@ -49,6 +49,8 @@ enum LabCommand {
     Set(SetArgs),
     /// Apply a firewall variant (nftables) on a node: none, stateless:N, stateful, file:PATH
     Firewall(FirewallArgs),
+    /// Validate an experiment file (TOML) against this host and print its plan
+    Check(CheckArgs),
     /// Run the userspace link emulator (started by `lab up`)
     #[command(hide = true)]
     Emulate(EmulateArgs),
@@ -172,6 +174,15 @@ struct FirewallArgs {
 }
 
 #[derive(Debug, clap::Args)]
+struct CheckArgs {
+    /// The experiment file (see examples/lab/*.toml)
+    file: PathBuf,
+    /// Print the validated experiment and its run order as JSON (schema linerate.lab-experiment/1)
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
 struct EmulateArgs {
     /// Emulator configuration (JSON)
     #[arg(long)]
@@ -251,6 +262,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     "{}: firewall {}{rules}\n",
                     applied.node, applied.variant
                 ))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        LabCommand::Check(a) => {
+            let exp = linerate_lab::experiment::load(&a.file, &linerate_lab::experiment::LiveHost)?;
+            let order = linerate_lab::experiment::schedule::interleaved(
+                exp.variants.len(),
+                exp.repetitions,
+            );
+            if a.json {
+                output::print_json(&serde_json::json!({
+                    "schema": "linerate.lab-experiment/1",
+                    "experiment": exp,
+                    "order": order,
+                }))?;
+            } else {
+                output::print_text(&render::experiment_text(&exp))?;
             }
             Ok(ExitCode::SUCCESS)
         }

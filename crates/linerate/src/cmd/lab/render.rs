@@ -174,3 +174,77 @@ pub fn set_text(writes: &[SysctlWrite]) -> String {
 pub fn set_json(name: &LabName, writes: &[SysctlWrite]) -> Value {
     json!({ "schema": "linerate.lab-sysctl/1", "lab": name.as_str(), "writes": writes })
 }
+
+/// `lab check` as text: the plan of an experiment.
+pub fn experiment_text(e: &linerate_lab::experiment::Experiment) -> String {
+    let n = e.variants.len();
+    let secs: f64 = e
+        .variants
+        .iter()
+        .map(|v| v.workload.duration.as_secs_f64())
+        .sum::<f64>()
+        * f64::from(e.repetitions);
+    let mut out = format!(
+        "experiment {}: {} variant(s) x {} repetition(s) = {} runs, {:.0} s of load; lab {} ({})\n",
+        e.name,
+        n,
+        e.repetitions,
+        n as u64 * u64::from(e.repetitions),
+        secs,
+        e.lab_name,
+        e.variants
+            .first()
+            .map_or("-".to_owned(), |v| v.spec.topology.to_string()),
+    );
+    if let Some(d) = &e.description {
+        out.push_str(&format!("  {d}\n"));
+    }
+    for (i, v) in e.variants.iter().enumerate() {
+        let w = &v.workload;
+        out.push_str(&format!(
+            "  {}{}: {} for {}, {} stream(s)\n",
+            v.name,
+            if i == 0 { " (baseline)" } else { "" },
+            w.mode,
+            w.duration,
+            w.streams
+        ));
+        for (l, link) in v.spec.links.iter().enumerate() {
+            let emu = link
+                .emulation
+                .as_ref()
+                .map_or("not emulated".to_owned(), |e| {
+                    format!("fwd {} | rev {}", e[0].describe(), e[1].describe())
+                });
+            out.push_str(&format!(
+                "      l{l}: mtu {}, offloads {}, {emu}\n",
+                link.mtu,
+                if link.offloads { "on" } else { "off" }
+            ));
+        }
+        for s in &v.spec.sysctls {
+            out.push_str(&format!(
+                "      sysctl {}:{} = {}\n",
+                s.node, s.key, s.value
+            ));
+        }
+        if let Some(f) = &v.firewall {
+            out.push_str(&format!("      firewall {f}\n"));
+        }
+    }
+    let letters: Vec<String> = (0..n)
+        .map(|i| {
+            if i < 26 {
+                ((b'A' + i as u8) as char).to_string()
+            } else {
+                format!("V{i}")
+            }
+        })
+        .collect();
+    out.push_str(&format!(
+        "  order: ({}) x {}, interleaved\n",
+        letters.join(" "),
+        e.repetitions
+    ));
+    out
+}
