@@ -232,10 +232,12 @@ pub fn parse_parallel(input: &str) -> Result<(u32, u32), BusParseError> {
     let (width, clock) = input
         .split_once('/')
         .ok_or_else(|| err("expected WIDTHbit/CLOCKMHz, e.g. 32bit/33MHz"))?;
+    let width = width.trim();
     let width = width
-        .trim()
-        .trim_end_matches("bit")
-        .trim_end_matches("-bit");
+        .strip_suffix("bit")
+        .or_else(|| width.strip_suffix("bits"))
+        .unwrap_or(width)
+        .trim_end_matches('-');
     let clock = clock.trim();
     let clock = clock
         .strip_suffix("MHz")
@@ -311,6 +313,97 @@ impl From<PcieLink> for Bus {
     }
 }
 
+/// NICs of one speed on a bus: `2x10G` is two 10 Gbit/s ports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct NicGroup {
+    /// How many ports.
+    pub count: u32,
+    /// Each port's line rate.
+    pub rate: BitRate,
+}
+
+/// Why a NIC list did not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("'{input}' is not a NIC list: {reason}; expected COUNTxRATE, e.g. 2x10G or 4x1G,25G")]
+pub struct NicParseError {
+    input: String,
+    reason: String,
+}
+
+impl FromStr for NicGroup {
+    type Err = NicParseError;
+
+    /// `2x10G`, `10G`, `4 x 1Gbit/s`.
+    fn from_str(input: &str) -> Result<Self, Self::Err> {
+        let err = |reason: String| NicParseError {
+            input: input.to_owned(),
+            reason,
+        };
+        let s = input.trim();
+        let (count, rate) = match s.split_once(['x', 'X', '*', '×']) {
+            Some((count, rate)) if count.trim().chars().all(|c| c.is_ascii_digit()) => {
+                let count: u32 = count
+                    .trim()
+                    .parse()
+                    .map_err(|_| err("the count is not a number".into()))?;
+                (count, rate)
+            }
+            _ => (1, s),
+        };
+        if count == 0 || count > 1024 {
+            return Err(err("the count must be 1 to 1024".into()));
+        }
+        let rate: BitRate = rate.trim().parse().map_err(|e| err(format!("{e}")))?;
+        if rate == BitRate::ZERO {
+            return Err(err("a NIC's rate must be above zero".into()));
+        }
+        Ok(NicGroup { count, rate })
+    }
+}
+
+/// Expands NIC groups into one line rate per port.
+pub fn nic_rates(groups: &[NicGroup]) -> Vec<BitRate> {
+    groups
+        .iter()
+        .flat_map(|g| std::iter::repeat_n(g.rate, g.count as usize))
+        .collect()
+}
+
+/// A bus, what it moves and (with NICs) whether that is enough.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct BusReport {
+    /// The bus.
+    pub bus: Bus,
+    /// A readable name ("PCI-X 64bit/133MHz").
+    pub name: String,
+    /// Line encoding, for PCIe ("128b/130b"); `None` for parallel PCI.
+    pub encoding: Option<&'static str>,
+    /// What it moves.
+    pub bandwidth: BusBandwidth,
+    /// The NICs asked about, one line rate per port.
+    pub nics: Vec<BitRate>,
+    /// The verdict, when NICs were given.
+    pub verdict: Option<BusVerdict>,
+}
+
+impl BusReport {
+    /// The report for `bus` carrying `nics` (may be empty).
+    pub fn new(bus: Bus, nics: &[NicGroup]) -> Self {
+        let rates = nic_rates(nics);
+        BusReport {
+            bus,
+            name: bus.to_string(),
+            encoding: match bus {
+                Bus::Pcie { generation, .. } => Some(generation.encoding_name()),
+                _ => None,
+            },
+            bandwidth: bus.bandwidth(),
+            verdict: (!rates.is_empty()).then(|| bus.verdict(&rates)),
+            nics: rates,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -353,6 +446,8 @@ mod tests {
     fn parses_and_refuses() {
         assert_eq!(parse_parallel("32bit/33MHz"), Ok((32, 33)));
         assert_eq!(parse_parallel("64/133"), Ok((64, 133)));
+        assert_eq!(parse_parallel("32-bit/66MHz"), Ok((32, 66)));
+        assert_eq!(parse_parallel("64bits/133mhz"), Ok((64, 133)));
         assert!(parse_parallel("33MHz").is_err());
         assert!(parse_parallel("48bit/33MHz").is_err());
         assert_eq!("x16 gen4".parse::<PcieLink>().unwrap().lanes, 16);
@@ -363,5 +458,43 @@ mod tests {
             Some(PcieGen::Gen3)
         );
         assert_eq!(PcieGen::from_sysfs_speed("Unknown"), None);
+    }
+
+    #[test]
+    fn nic_groups() {
+        let g: NicGroup = "2x10G".parse().unwrap();
+        assert_eq!((g.count, g.rate), (2, BitRate::from_gbps(10)));
+        let g: NicGroup = "25Gbit/s".parse().unwrap();
+        assert_eq!((g.count, g.rate), (1, BitRate::from_gbps(25)));
+        assert!("0x10G".parse::<NicGroup>().is_err());
+        assert!(
+            "2x10GB"
+                .parse::<NicGroup>()
+                .unwrap_err()
+                .to_string()
+                .contains("10GB")
+        );
+        assert!("2x0".parse::<NicGroup>().is_err());
+        assert_eq!(
+            nic_rates(&["2x10G".parse().unwrap(), "1G".parse().unwrap()]).len(),
+            3
+        );
+    }
+
+    #[test]
+    fn report_of_two_gigabit_nics_on_pcix() {
+        let bus = Bus::PciX {
+            width_bits: 64,
+            clock_mhz: 133,
+        };
+        let r = BusReport::new(bus, &["2x1G".parse().unwrap()]);
+        assert_eq!(r.name, "PCI-X 64bit/133MHz");
+        assert_eq!(r.encoding, None);
+        let v = r.verdict.unwrap();
+        assert_eq!(v.per_nic_share.bps(), 532 * MB);
+        assert!(v.enough);
+        assert_eq!(v.needed_per_direction, BitRate::from_gbps(2));
+        let none = BusReport::new(bus, &[]);
+        assert!(none.verdict.is_none());
     }
 }

@@ -55,6 +55,8 @@ pub enum Fix {
     Remove,
     /// Set this value instead.
     Set(String),
+    /// Use this key instead (a renamed or misspelt key).
+    Rename(String),
     /// Run this command (e.g. `ethtool -K eth0 lro off`).
     Command(String),
     /// Nothing to change (informational findings).
@@ -82,4 +84,16 @@ pub struct Finding {
     pub fix: Fix,
     /// The document the fact comes from.
     pub source: String,
+}
+
+impl fmt::Display for Fix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fix::Remove => f.write_str("remove"),
+            Fix::Set(v) => write!(f, "set {v}"),
+            Fix::Rename(k) => write!(f, "use {k}"),
+            Fix::Command(c) => write!(f, "run `{c}`"),
+            Fix::None => f.write_str("nothing to change"),
+        }
+    }
 }

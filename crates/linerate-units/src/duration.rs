@@ -9,22 +9,39 @@ use crate::decimal::{Decimal, exact_ratio};
 const WHAT: &str = "a duration";
 const EXPECTED: &str = "a duration such as 250us, 40ms, 1.5s or 10 (seconds)";
 
-/// A span of time with nanosecond resolution. A bare number is seconds.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Default,
-    serde::Serialize,
-    serde::Deserialize,
-)]
-#[serde(transparent)]
+/// A span of time with nanosecond resolution. A bare number is seconds. In JSON it is a number
+/// of seconds (`0.04` for 40 ms), like iperf3's `seconds` fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Duration(std::time::Duration);
+
+impl serde::Serialize for Duration {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(self.0.as_secs_f64())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Duration {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let secs = f64::deserialize(d)?;
+        if !secs.is_finite() || secs < 0.0 {
+            return Err(serde::de::Error::custom(format!(
+                "{secs} is not a duration in seconds"
+            )));
+        }
+        Ok(Duration::from_secs_f64(secs))
+    }
+}
+
+impl Duration {
+    fn round_secs(secs: f64) -> std::time::Duration {
+        let nanos = (secs * 1e9).round();
+        if nanos >= u64::MAX as f64 {
+            std::time::Duration::MAX
+        } else {
+            std::time::Duration::from_nanos(nanos as u64)
+        }
+    }
+}
 
 impl Duration {
     /// No time at all.
@@ -50,12 +67,13 @@ impl Duration {
         Duration(std::time::Duration::from_secs(n))
     }
 
-    /// Seconds as a float (negative, NaN and infinite inputs give zero or saturate).
+    /// Seconds as a float, rounded to the nanosecond (negative and NaN give zero; too large
+    /// saturates).
     pub fn from_secs_f64(s: f64) -> Self {
         if s.is_nan() || s <= 0.0 {
             Duration::ZERO
         } else {
-            Duration(std::time::Duration::try_from_secs_f64(s).unwrap_or(std::time::Duration::MAX))
+            Duration(Duration::round_secs(s))
         }
     }
 
@@ -196,6 +214,14 @@ mod tests {
             assert_eq!(Duration::from_nanos(n).to_string(), text);
         }
         assert_eq!(format!("{:.1}", Duration::from_micros(40_123)), "40.1 ms");
+    }
+
+    #[test]
+    fn json_is_seconds() {
+        let d = Duration::from_millis(40);
+        assert_eq!(serde_json::to_string(&d).unwrap(), "0.04");
+        assert_eq!(serde_json::from_str::<Duration>("0.04").unwrap(), d);
+        assert!(serde_json::from_str::<Duration>("-1").is_err());
     }
 
     proptest! {

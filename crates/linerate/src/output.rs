@@ -22,9 +22,16 @@ pub fn report_error(err: &anyhow::Error) -> ExitCode {
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
-        cause
+        let io_kind = cause
             .downcast_ref::<io::Error>()
-            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+            .map(io::Error::kind)
+            // serde_json wraps the writer's io::Error in its own error type.
+            .or_else(|| {
+                cause
+                    .downcast_ref::<serde_json::Error>()
+                    .and_then(|e| e.io_error_kind())
+            });
+        io_kind == Some(io::ErrorKind::BrokenPipe)
     })
 }
 

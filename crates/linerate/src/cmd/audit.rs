@@ -1,11 +1,204 @@
-//! `linerate audit`.
+//! `linerate audit`: judge the live host's (or a `sysctl -a` snapshot's) settings with the lint
+//! rules, plus recommendations for the stated role and path.
+//!
+//! The report is one list of [`Finding`]s. Settings findings come from `linerate-tuning`;
+//! hardware findings (NICs, bus, IRQs, from `linerate-probe`) are appended to the same list in
+//! [`collect`], so rendering, `--json` and `--fail-on` treat both alike.
 
+pub mod host;
+
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use anyhow::{Context as _, bail};
+use linerate_tuning::apply::{self, ProcSys};
+use linerate_tuning::parse::{self, Format};
+use linerate_tuning::{Context, Finding, Os, Role, Version, audit};
+use linerate_units::{BitRate, ByteSize, Duration};
+
+use crate::cmd::lint::report::{self, FailOn, Summary};
+use crate::output;
+use host::HostFacts;
 
 /// Arguments of `linerate audit`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+#[command(
+    after_help = "Exit status: 0 nothing at or above --fail-on, 1 findings, 2 usage or I/O error."
+)]
+pub struct Args {
+    /// Audit a `sysctl -a` dump (from any OS) instead of the live host
+    #[arg(long, value_name = "FILE")]
+    pub snapshot: Option<PathBuf>,
+    /// Judge the hardware of a saved host snapshot (`linerate.host-snapshot/1`, from
+    /// `--snapshot-out` or `linerate nic --snapshot-out`) instead of this host's
+    #[arg(long, value_name = "FILE")]
+    pub host_snapshot: Option<PathBuf>,
+    /// Save this host's snapshot (NICs, bus, CPUs, IRQs, softnet) for offline audits
+    #[arg(long, value_name = "FILE")]
+    pub snapshot_out: Option<PathBuf>,
+    /// Judge settings only, not NICs, bus and CPUs
+    #[arg(long)]
+    pub no_hardware: bool,
+    /// OS of the snapshot (default: detected)
+    #[arg(long)]
+    pub os: Option<Os>,
+    /// Audit the settings inside this network namespace (Linux)
+    #[arg(long, value_name = "NAME", conflicts_with = "snapshot")]
+    pub netns: Option<String>,
+    /// Kernel/OS version whose defaults apply (default: the running kernel, or the catalogue's)
+    #[arg(long, value_name = "VERSION")]
+    pub kernel: Option<Version>,
+    /// RAM (default: this host's, when auditing it)
+    #[arg(long)]
+    pub ram: Option<ByteSize>,
+    /// CPU cores (default: this host's, when auditing it)
+    #[arg(long)]
+    pub cores: Option<u32>,
+    /// Role: host, router, firewall, web, vpn
+    #[arg(long)]
+    pub role: Option<Role>,
+    /// Path rate, e.g. 10G (with --rtt: recommendations and buffer checks)
+    #[arg(long)]
+    pub rate: Option<BitRate>,
+    /// Path round-trip time, e.g. 80ms
+    #[arg(long)]
+    pub rtt: Option<Duration>,
+    /// Exit 1 when a finding is at or above: error, warning, info, never
+    #[arg(long, default_value = "error", value_name = "SEVERITY")]
+    pub fail_on: FailOn,
+    /// Machine-readable output (schema linerate.audit/1)
+    #[arg(long)]
+    pub json: bool,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    super::not_built("audit", "Tuning knowledge")
+#[derive(Debug, serde::Serialize)]
+struct AuditReport<'a> {
+    schema: &'static str,
+    source: String,
+    context: &'a Context,
+    summary: Summary,
+    findings: &'a [Finding],
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let (source, ctx, mut findings) = collect(&args)?;
+    report::sort(&mut findings);
+    if args.json {
+        output::print_json(&AuditReport {
+            schema: "linerate.audit/1",
+            source,
+            context: &ctx,
+            summary: Summary::of(&findings),
+            findings: &findings,
+        })?;
+    } else {
+        let mut text = format!(
+            "audit of {source}: {} {}{}\n\n",
+            ctx.os,
+            ctx.version,
+            ctx.role.map(|r| format!(", role {r}")).unwrap_or_default()
+        );
+        text.push_str(&report::render(&findings, "(values in force)"));
+        output::print_text(&text)?;
+    }
+    Ok(if args.fail_on.tripped(&findings) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Builds the audit: where the values came from, the context used, and every finding.
+fn collect(args: &Args) -> anyhow::Result<(String, Context, Vec<Finding>)> {
+    let (source, ctx, entries) = match &args.snapshot {
+        Some(path) => {
+            let name = path.display().to_string();
+            let bytes = std::fs::read(path).with_context(|| format!("cannot read {name}"))?;
+            let text = parse::decode(&bytes);
+            let parsed = parse::parse(&name, &text, Format::Dump);
+            if parsed.entries.is_empty() {
+                bail!(
+                    "{name}: no `key = value` or `key: value` lines; expected the output of `sysctl -a`"
+                );
+            }
+            let Some(os) = args
+                .os
+                .or_else(|| parse::detect_os(&parsed.entries, Format::Dump))
+            else {
+                bail!("cannot tell which OS {name} is from; pass --os");
+            };
+            (
+                format!("snapshot {name}"),
+                context(args, os, false),
+                parsed.entries,
+            )
+        }
+        None => {
+            if !cfg!(target_os = "linux") {
+                bail!(
+                    "live audit reads /proc/sys and works on Linux only; audit another OS with --snapshot FILE (sysctl -a output)"
+                );
+            }
+            let ctx = context(args, Os::Linux, true);
+            let (source, entries) = match &args.netns {
+                None => (
+                    "/proc/sys".to_string(),
+                    audit::read_live(&mut ProcSys::new(), "/proc/sys")?,
+                ),
+                Some(name) => {
+                    let src = format!("netns {name}:/proc/sys");
+                    let entries = apply::netns::run_in(name, None, |_| {
+                        audit::read_live(&mut ProcSys::new(), &src)
+                    })??;
+                    (src, entries)
+                }
+            };
+            (source, ctx, entries)
+        }
+    };
+    let mut findings = audit::audit(&entries, &ctx)?;
+    // Hardware findings (linerate-probe) join the same list: a saved host snapshot, or this
+    // host when its live settings are audited.
+    let host = match &args.host_snapshot {
+        Some(path) => Some(linerate_probe::HostSnapshot::load(path)?),
+        None if args.snapshot.is_none() && args.netns.is_none() && !args.no_hardware => Some(
+            linerate_probe::HostSnapshot::capture(&linerate_probe::ProbeRoots::live()),
+        ),
+        None => None,
+    };
+    if let Some(host) = host {
+        if let Some(path) = &args.snapshot_out {
+            host.save(path)?;
+        }
+        if !args.no_hardware {
+            let role = match ctx.role {
+                Some(Role::Router | Role::Vpn) => linerate_probe::Role::Router,
+                Some(Role::Firewall) => linerate_probe::Role::Firewall,
+                _ => linerate_probe::Role::Host,
+            };
+            let hw = linerate_probe::HardwareContext::for_snapshot(&host, role);
+            findings.extend(linerate_probe::hardware_findings(&host, &hw));
+        }
+    } else if args.snapshot_out.is_some() {
+        bail!(
+            "--snapshot-out saves this host's snapshot: it cannot be combined with --snapshot or --netns"
+        );
+    }
+    Ok((source, ctx, findings))
+}
+
+fn context(args: &Args, os: Os, live: bool) -> Context {
+    let mut ctx = Context::new(os);
+    if let Some(v) = &args.kernel {
+        ctx.version = v.clone();
+    }
+    ctx.ram = args.ram;
+    ctx.cores = args.cores;
+    ctx.role = args.role;
+    ctx.rate = args.rate;
+    ctx.rtt = args.rtt;
+    if live {
+        HostFacts::read().fill(&mut ctx, args.kernel.is_some());
+    }
+    ctx
 }

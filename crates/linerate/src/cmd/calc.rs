@@ -1,11 +1,75 @@
-//! `linerate calc`.
+//! `linerate calc`: the ceiling of a link, a bus or a path, computed before measuring anything.
+//! The arithmetic lives in `linerate-calc`; this module parses flags and renders its results.
+
+mod bdp;
+mod bus;
+mod format;
+mod rate;
+mod tunnel;
 
 use std::process::ExitCode;
 
+use linerate_units::BitRate;
+
 /// Arguments of `linerate calc`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+#[command(after_help = linerate_units::RULES)]
+pub struct Args {
+    #[command(subcommand)]
+    command: CalcCommand,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    super::not_built("calc", "Foundation")
+/// The output flag every calc subcommand takes.
+#[derive(Debug, clap::Args)]
+struct OutputArgs {
+    /// Print the result as JSON (schema "linerate.calc.<subcommand>/1")
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum CalcCommand {
+    /// Frames/s and bit rates at L1, L2 and L3 per frame size (RFC 2544 sizes and IMIX by default)
+    Rate(rate::Args),
+    /// PCI, PCI-X or PCIe bandwidth, and whether the bus carries its NICs at line rate
+    Bus(bus::Args),
+    /// Bandwidth-delay product, window scaling, Linux buffers, Mathis and RFC 6349 bounds
+    Bdp(bdp::Args),
+    /// Inner MTU, TCP MSS and efficiency through a stack of tunnels and encapsulations
+    Tunnel(tunnel::Args),
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    match args.command {
+        CalcCommand::Rate(a) => rate::run(&a),
+        CalcCommand::Bus(a) => bus::run(&a),
+        CalcCommand::Bdp(a) => bdp::run(&a),
+        CalcCommand::Tunnel(a) => tunnel::run(&a),
+    }?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A result with its schema name, as `--json` prints it.
+#[derive(serde::Serialize)]
+struct Versioned<'a, T: serde::Serialize> {
+    schema: &'static str,
+    #[serde(flatten)]
+    result: &'a T,
+}
+
+/// Serialises first and writes after, so a closed pipe (`| head`) surfaces as the io::Error
+/// that `output::report_error` treats as success (serde_json would wrap it).
+fn print_json<T: serde::Serialize>(schema: &'static str, result: &T) -> anyhow::Result<()> {
+    let mut text = serde_json::to_string_pretty(&Versioned { schema, result })?;
+    text.push('\n');
+    crate::output::print_text(&text)
+}
+
+/// A bit rate above zero (a link of 0 bit/s carries nothing to compute).
+fn positive_rate(s: &str) -> Result<BitRate, String> {
+    let rate: BitRate = s.parse().map_err(|e| format!("{e}"))?;
+    if rate == BitRate::ZERO {
+        return Err("the rate must be above zero".into());
+    }
+    Ok(rate)
 }

@@ -1,11 +1,178 @@
-//! `linerate lint`.
+//! `linerate lint`: check sysctl.conf / sysctl.d drop-ins, FreeBSD loader.conf, `sysctl -a`
+//! dumps and Windows .reg exports against the knob catalogue and the stated target.
 
+pub mod report;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use anyhow::{Context as _, bail};
+use linerate_tuning::lint::{self, Mode};
+use linerate_tuning::parse::{self, Entry, Format};
+use linerate_tuning::{Context, Finding, Os, Role, Version};
+use linerate_units::{BitRate, ByteSize, Duration};
+
+use crate::output;
+use report::{FailOn, Summary};
 
 /// Arguments of `linerate lint`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+#[command(
+    after_help = "Exit status: 0 nothing at or above --fail-on, 1 findings, 2 usage or I/O error."
+)]
+pub struct Args {
+    /// Files to check (sysctl.conf, sysctl.d/*.conf, loader.conf, tuned.conf, `sysctl -a` output,
+    /// .reg); a directory stands for its *.conf files
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Target OS: linux, freebsd, openbsd, windows (default: detected from the keys)
+    #[arg(long)]
+    pub os: Option<Os>,
+    /// File grammar: sysctl, loader, dump, reg, tuned (default: detected)
+    #[arg(long)]
+    pub format: Option<Format>,
+    /// Target kernel/OS version whose defaults apply (default: the catalogue's, Linux 6.18,
+    /// FreeBSD 14.0, OpenBSD 7.4, Windows 10.0)
+    #[arg(long, value_name = "VERSION")]
+    pub kernel: Option<Version>,
+    /// RAM of the target (checks page-unit knobs such as tcp_mem)
+    #[arg(long)]
+    pub ram: Option<ByteSize>,
+    /// CPU cores of the target
+    #[arg(long)]
+    pub cores: Option<u32>,
+    /// Role: host, router, firewall, web, vpn
+    #[arg(long)]
+    pub role: Option<Role>,
+    /// Path rate, e.g. 10G (with --rtt: buffers too small for the BDP)
+    #[arg(long)]
+    pub rate: Option<BitRate>,
+    /// Path round-trip time, e.g. 80ms
+    #[arg(long)]
+    pub rtt: Option<Duration>,
+    /// Exit 1 when a finding is at or above: error, warning, info, never
+    #[arg(long, default_value = "error", value_name = "SEVERITY")]
+    pub fail_on: FailOn,
+    /// Machine-readable output (schema linerate.lint/1)
+    #[arg(long)]
+    pub json: bool,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    super::not_built("lint", "Tuning knowledge")
+/// One input file as read.
+#[derive(Debug, serde::Serialize)]
+struct FileInfo {
+    path: String,
+    os: Os,
+    format: Format,
+    entries: usize,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct LintReport<'a> {
+    schema: &'static str,
+    files: Vec<FileInfo>,
+    context: Vec<&'a Context>,
+    summary: Summary,
+    findings: &'a [Finding],
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let mut files = Vec::new();
+    let mut groups: BTreeMap<(Os, bool), Vec<Entry>> = BTreeMap::new();
+    let mut findings = Vec::new();
+    for path in expand(&args.files)? {
+        let path = &path;
+        let name = path.display().to_string();
+        let bytes = std::fs::read(path).with_context(|| format!("cannot read {name}"))?;
+        let text = parse::decode(&bytes);
+        let format = args
+            .format
+            .unwrap_or_else(|| parse::detect_format(&name, &text));
+        let parsed = parse::parse(&name, &text, format);
+        let os = match args
+            .os
+            .or_else(|| parse::detect_os(&parsed.entries, format))
+        {
+            Some(os) => os,
+            None if parsed.entries.is_empty() => Os::Linux,
+            None => {
+                bail!("cannot tell which OS {name} is for; pass --os linux|freebsd|openbsd|windows")
+            }
+        };
+        files.push(FileInfo {
+            path: name,
+            os,
+            format,
+            entries: parsed.entries.len(),
+        });
+        findings.extend(parsed.syntax);
+        groups
+            .entry((os, format == Format::Dump))
+            .or_default()
+            .extend(parsed.entries);
+    }
+    let mut contexts = Vec::new();
+    for ((os, dump), entries) in &groups {
+        let ctx = context(&args, *os);
+        let mode = if *dump { Mode::Live } else { Mode::Files };
+        findings.extend(lint::lint(entries, &ctx, mode)?);
+        contexts.push(ctx);
+    }
+    report::sort(&mut findings);
+    if args.json {
+        output::print_json(&LintReport {
+            schema: "linerate.lint/1",
+            files,
+            context: contexts.iter().collect(),
+            summary: Summary::of(&findings),
+            findings: &findings,
+        })?;
+    } else {
+        output::print_text(&report::render(
+            &findings,
+            "(values in force but not set in any file)",
+        ))?;
+    }
+    Ok(if args.fail_on.tripped(&findings) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Directories (like /etc/sysctl.d) stand for their `*.conf` files in name order, the order
+/// sysctl --system applies them in.
+fn expand(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for path in paths {
+        if !path.is_dir() {
+            out.push(path.clone());
+            continue;
+        }
+        let mut confs: Vec<PathBuf> = std::fs::read_dir(path)
+            .with_context(|| format!("cannot read directory {}", path.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "conf") && p.is_file())
+            .collect();
+        confs.sort();
+        if confs.is_empty() {
+            bail!("{}: no *.conf files in this directory", path.display());
+        }
+        out.extend(confs);
+    }
+    Ok(out)
+}
+
+fn context(args: &Args, os: Os) -> Context {
+    let mut ctx = Context::new(os);
+    if let Some(v) = &args.kernel {
+        ctx.version = v.clone();
+    }
+    ctx.ram = args.ram;
+    ctx.cores = args.cores;
+    ctx.role = args.role;
+    ctx.rate = args.rate;
+    ctx.rtt = args.rtt;
+    ctx
 }

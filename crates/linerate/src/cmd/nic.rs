@@ -1,11 +1,176 @@
-//! `linerate nic`.
+//! `linerate nic`: the NIC inventory (driver, link, bus verdict, queues, rings, offloads, IRQs,
+//! what bounds packet rate), and `--watch`, live per-queue rates.
 
+mod render;
+mod watch;
+
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use linerate_probe::{HardwareContext, HostSnapshot, ProbeRoots, Role, analysis};
+use linerate_units::Duration;
+
+use crate::output;
 
 /// Arguments of `linerate nic`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+#[command(
+    after_help = "Examples:\n  linerate nic\n  linerate nic eth0 --json\n  \
+                        linerate nic --watch eth0 eth1 -i 1s\n  \
+                        linerate nic --watch --count 10 --json-stream\n  \
+                        linerate nic --snapshot-out host.json\n  \
+                        linerate nic --snapshot-in host.json --findings --role router"
+)]
+pub struct Args {
+    /// Interfaces to show (default: all)
+    #[arg(value_name = "IFACE")]
+    pub interfaces: Vec<String>,
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    super::not_built("nic", "Host and NIC inspection")
+    /// Print the inventory as JSON (schema linerate.nic/1)
+    #[arg(long, conflicts_with_all = ["watch"])]
+    pub json: bool,
+
+    /// Also judge the hardware for a role and print the findings
+    #[arg(long, conflicts_with = "watch")]
+    pub findings: bool,
+
+    /// The host's role for --findings: host, router or firewall
+    #[arg(long, default_value = "host", value_parser = parse_role)]
+    pub role: Role,
+
+    /// Save the captured host snapshot as JSON (schema linerate.host-snapshot/1)
+    #[arg(long, value_name = "FILE", conflicts_with = "watch")]
+    pub snapshot_out: Option<PathBuf>,
+
+    /// Show a saved snapshot instead of the live host
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["watch", "sysfs_root", "procfs_root"])]
+    pub snapshot_in: Option<PathBuf>,
+
+    /// Live per-queue packet and bit rates, drops, errors and softnet counters
+    #[arg(long)]
+    pub watch: bool,
+
+    /// Sampling interval for --watch
+    #[arg(short = 'i', long, default_value = "1s", value_name = "DURATION")]
+    pub interval: Duration,
+
+    /// Stop --watch after N intervals
+    #[arg(long, value_name = "N")]
+    pub count: Option<u64>,
+
+    /// Stop --watch after this long
+    #[arg(long, value_name = "DURATION")]
+    pub duration: Option<Duration>,
+
+    /// With --watch: one JSON object per interval per line (schema linerate.nic-watch/1)
+    #[arg(long, requires = "watch")]
+    pub json_stream: bool,
+
+    /// Read sysfs from this directory instead of /sys (captured trees, tests)
+    #[arg(long, hide = true, value_name = "DIR")]
+    pub sysfs_root: Option<PathBuf>,
+
+    /// Read procfs from this directory instead of /proc (captured trees, tests)
+    #[arg(long, hide = true, value_name = "DIR")]
+    pub procfs_root: Option<PathBuf>,
+}
+
+fn parse_role(s: &str) -> Result<Role, String> {
+    s.parse()
+}
+
+impl Args {
+    fn roots(&self) -> anyhow::Result<ProbeRoots> {
+        match (&self.sysfs_root, &self.procfs_root) {
+            (None, None) => Ok(ProbeRoots::live()),
+            (sys, proc) => {
+                let sys = sys.clone().unwrap_or_else(|| PathBuf::from("/sys"));
+                let proc = proc.clone().unwrap_or_else(|| PathBuf::from("/proc"));
+                for (flag, dir) in [("--sysfs-root", &sys), ("--procfs-root", &proc)] {
+                    if !dir.is_dir() {
+                        bail!("{flag} {}: not a directory", dir.display());
+                    }
+                }
+                Ok(ProbeRoots::captured(sys, proc))
+            }
+        }
+    }
+}
+
+/// The `--json` document.
+#[derive(serde::Serialize)]
+struct NicReport<'a> {
+    schema: &'static str,
+    snapshot: &'a HostSnapshot,
+    bus: Vec<analysis::BusCheck>,
+    limits: std::collections::BTreeMap<String, Vec<analysis::Limit>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    findings: Option<Vec<linerate_tuning::Finding>>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.interval.as_secs_f64() <= 0.0 {
+        bail!("--interval {}: must be greater than zero", args.interval);
+    }
+    let roots = args.roots()?;
+    if args.watch {
+        return watch::run(&args, roots);
+    }
+    let mut snapshot = match &args.snapshot_in {
+        Some(path) => HostSnapshot::load(path)?,
+        None => HostSnapshot::capture(&roots),
+    };
+    if let Some(path) = &args.snapshot_out {
+        snapshot
+            .save(path)
+            .with_context(|| format!("--snapshot-out {}", path.display()))?;
+    }
+    select(&mut snapshot, &args.interfaces)?;
+    let findings = args.findings.then(|| {
+        let ctx = HardwareContext::for_snapshot(&snapshot, args.role);
+        linerate_probe::hardware_findings(&snapshot, &ctx)
+    });
+    if args.json {
+        let report = NicReport {
+            schema: "linerate.nic/1",
+            bus: analysis::bus_checks(&snapshot),
+            limits: snapshot
+                .interfaces()
+                .iter()
+                .map(|i| (i.name.clone(), analysis::packet_rate_limits(&snapshot, i)))
+                .collect(),
+            snapshot: &snapshot,
+            findings,
+        };
+        output::print_json(&report)?;
+    } else {
+        let mut text = render::inventory(&snapshot);
+        if let Some(findings) = &findings {
+            text.push_str(&render::findings(findings, args.role));
+        }
+        output::print_text(&text)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Keeps only the named interfaces; an unknown name is an error naming the ones there are.
+fn select(snapshot: &mut HostSnapshot, names: &[String]) -> anyhow::Result<()> {
+    if names.is_empty() {
+        return Ok(());
+    }
+    let have: Vec<String> = snapshot
+        .interfaces()
+        .iter()
+        .map(|i| i.name.clone())
+        .collect();
+    for n in names {
+        if !have.contains(n) {
+            bail!("no interface '{n}' (there are: {})", have.join(", "));
+        }
+    }
+    if let linerate_probe::Probed::Value(list) = &mut snapshot.interfaces {
+        list.retain(|i| names.contains(&i.name));
+    }
+    Ok(())
 }

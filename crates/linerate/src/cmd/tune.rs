@@ -1,11 +1,189 @@
-//! `linerate tune`.
+//! `linerate tune`: generate a profile derived from the path (every value with its formula),
+//! and on Linux apply it (journaled, read back, restored on failure), persist it as a sysctl.d
+//! drop-in, or roll an apply back.
 
+mod live;
+
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use anyhow::{Context as _, bail};
+use linerate_tuning::profile::{self, Profile};
+use linerate_tuning::render::{self, Format};
+use linerate_tuning::{Context, Os, Role, Version};
+use linerate_units::{BitRate, ByteSize, Duration};
+
+use crate::cmd::audit::host::HostFacts;
+use crate::output;
 
 /// Arguments of `linerate tune`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Target OS: linux, freebsd, openbsd, windows
+    #[arg(long, default_value = "linux")]
+    pub os: Os,
+    /// Role: host, router, firewall, web, vpn
+    #[arg(long, default_value = "host")]
+    pub role: Role,
+    /// Path rate, e.g. 10G
+    #[arg(long)]
+    pub rate: Option<BitRate>,
+    /// Path round-trip time, e.g. 80ms
+    #[arg(long)]
+    pub rtt: Option<Duration>,
+    /// RAM of the target (default: this host's, for --os linux on Linux)
+    #[arg(long)]
+    pub ram: Option<ByteSize>,
+    /// CPU cores of the target (default: this host's, for --os linux on Linux)
+    #[arg(long)]
+    pub cores: Option<u32>,
+    /// Target kernel/OS version (default: the running kernel for --os linux, else the catalogue's)
+    #[arg(long, value_name = "VERSION")]
+    pub kernel: Option<Version>,
+    /// Link MTU in bytes (68-65535)
+    #[arg(long, default_value_t = 1500, value_parser = clap::value_parser!(u32).range(68..=65535))]
+    pub mtu: u32,
+    /// Concurrent flows a firewall must track (sizes conntrack / pf states)
+    #[arg(long)]
+    pub flows: Option<u64>,
+    /// Forwarding interface to name in rc.conf (repeatable; FreeBSD router/firewall)
+    #[arg(long = "iface", value_name = "IFACE")]
+    pub ifaces: Vec<String>,
+    /// Output format: sysctl.d, tuned, freebsd, openbsd, powershell (default: the OS's)
+    #[arg(long)]
+    pub format: Option<Format>,
+    /// Write the generated files into this directory instead of printing them
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Machine-readable output (schema linerate.tune/1, linerate.apply/1, linerate.rollback/1)
+    #[arg(long)]
+    pub json: bool,
+    /// Apply the sysctls now through /proc/sys (Linux), journaled and read back
+    #[arg(long, conflicts_with = "dry_run")]
+    pub apply: bool,
+    /// Show what --apply would change (old → new per key) and change nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Write the sysctl.d drop-in (90-linerate.conf) atomically
+    #[arg(long)]
+    pub persist: bool,
+    /// Directory --persist writes into
+    #[arg(long, value_name = "DIR", default_value = "/etc/sysctl.d")]
+    pub sysctl_dir: PathBuf,
+    /// Journal directory for --apply and --rollback
+    #[arg(long, value_name = "DIR", default_value = linerate_tuning::apply::journal::DEFAULT_DIR)]
+    pub journal_dir: PathBuf,
+    /// Apply inside this network namespace: only per-namespace keys; others are listed as skipped
+    #[arg(long, value_name = "NAME")]
+    pub netns: Option<String>,
+    /// Apply exactly these settings instead of a generated profile (repeatable); a key that
+    /// cannot be set in the target namespace is an error
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Undo an apply: the given journal, or the newest one in --journal-dir
+    #[arg(long, value_name = "JOURNAL", num_args = 0..=1)]
+    pub rollback: Option<Option<PathBuf>>,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    super::not_built("tune", "Tuning knowledge")
+#[derive(Debug, serde::Serialize)]
+struct TuneReport<'a> {
+    schema: &'static str,
+    profile: &'a Profile,
+    files: &'a [render::RenderedFile],
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if let Some(journal) = &args.rollback {
+        return live::rollback(&args, journal.as_deref());
+    }
+    let live_action = args.apply || args.dry_run || args.persist;
+    if live_action && args.os != Os::Linux {
+        bail!(
+            "--apply, --dry-run and --persist work on Linux only; for {} install the generated files",
+            args.os
+        );
+    }
+    if args.persist && args.netns.is_some() {
+        bail!("--persist writes the host's sysctl.d drop-in; it cannot be combined with --netns");
+    }
+    if !args.set.is_empty() {
+        if !live_action {
+            bail!("--set needs --apply, --dry-run or --persist");
+        }
+        let pairs = parse_pairs(&args.set)?;
+        return live::act(&args, &pairs, true, None);
+    }
+    let ctx = context(&args);
+    let profile = profile::generate(&ctx)?;
+    if live_action {
+        let pairs: Vec<(String, String)> = profile
+            .of(profile::Target::Sysctl)
+            .map(|s| (s.key.clone(), s.value.clone()))
+            .collect();
+        return live::act(&args, &pairs, false, Some(&profile));
+    }
+    let format = args.format.unwrap_or_else(|| Format::default_for(args.os));
+    let files = render::render(&profile, format).map_err(anyhow::Error::msg)?;
+    if let Some(dir) = &args.output {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        for f in &files {
+            let name = f.path.rsplit('/').next().unwrap_or(&f.path);
+            let path = dir.join(name);
+            linerate_tuning::apply::journal::write_atomic(&path, f.content.as_bytes())
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            if !args.json {
+                println!("wrote {}", path.display());
+            }
+        }
+    }
+    if args.json {
+        output::print_json(&TuneReport {
+            schema: "linerate.tune/1",
+            profile: &profile,
+            files: &files,
+        })?;
+    } else if args.output.is_none() {
+        let many = files.len() > 1;
+        let mut text = String::new();
+        for f in &files {
+            if many {
+                text.push_str(&format!("==> {} <==\n", f.path));
+            }
+            text.push_str(&f.content);
+            if many {
+                text.push('\n');
+            }
+        }
+        output::print_text(&text)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn parse_pairs(items: &[String]) -> anyhow::Result<Vec<(String, String)>> {
+    items
+        .iter()
+        .map(|item| match item.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() && !v.trim().is_empty() => {
+                Ok((k.trim().replace('/', "."), v.trim().to_string()))
+            }
+            _ => bail!("--set {item}: expected KEY=VALUE, e.g. --set net.ipv4.tcp_mtu_probing=1"),
+        })
+        .collect()
+}
+
+pub(crate) fn context(args: &Args) -> Context {
+    let mut ctx = Context::new(args.os);
+    if let Some(v) = &args.kernel {
+        ctx.version = v.clone();
+    }
+    ctx.ram = args.ram;
+    ctx.cores = args.cores;
+    ctx.role = Some(args.role);
+    ctx.rate = args.rate;
+    ctx.rtt = args.rtt;
+    ctx.mtu = args.mtu;
+    ctx.flows = args.flows;
+    ctx.ifaces = args.ifaces.clone();
+    HostFacts::read().fill(&mut ctx, args.kernel.is_some());
+    ctx
 }

@@ -1,0 +1,421 @@
+//! Applying settings on Linux, safely: plan (read old values, skip what a namespace cannot
+//! take), write a journal of the old values, write each value and read it back, and restore
+//! everything already changed if any write fails or reads back different. `rollback` undoes a
+//! journal; `persist` writes the sysctl.d drop-in atomically.
+//!
+//! The lab calls [`apply_in`] / [`rollback_file`] with a [`Where::Netns`] target.
+
+pub mod backend;
+pub mod journal;
+pub mod netns;
+
+use std::path::{Path, PathBuf};
+
+pub use backend::{Access, Backend, BackendError, MemoryBackend, ProcSys};
+pub use journal::{Journal, JournalEntry, JournalError, JournalState};
+pub use netns::{NetnsError, NetnsId};
+
+use crate::catalogue::{Scope, catalogue};
+use crate::os::Os;
+use crate::value::normalize;
+
+/// Where to apply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Where {
+    /// The calling process's own network namespace (the host).
+    Host,
+    /// A named network namespace (`/run/netns/NAME`).
+    Netns(String),
+}
+
+/// A key that will change.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Change {
+    /// Key.
+    pub key: String,
+    /// Current value.
+    pub old: String,
+    /// Value to set.
+    pub new: String,
+}
+
+/// A key left alone, with why.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Skipped {
+    /// Key.
+    pub key: String,
+    /// Value that was asked for.
+    pub value: String,
+    /// Why it is skipped.
+    pub reason: String,
+}
+
+/// What an apply will do.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Plan {
+    /// Keys that change (old → new).
+    pub changes: Vec<Change>,
+    /// Keys already at the asked value.
+    pub unchanged: Vec<String>,
+    /// Keys not applicable here.
+    pub skipped: Vec<Skipped>,
+}
+
+/// An apply, plan or rollback that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ApplyError {
+    /// A key asked for explicitly cannot be set here.
+    #[error("{key}: {reason}")]
+    NotApplicable {
+        /// Key.
+        key: String,
+        /// Why.
+        reason: String,
+    },
+    /// Reading a current value failed.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    /// A write failed or read back different; everything already changed was restored.
+    #[error(
+        "{cause}; restored the {restored} setting(s) already changed, nothing is left modified"
+    )]
+    Restored {
+        /// What went wrong.
+        cause: String,
+        /// How many keys were put back.
+        restored: usize,
+    },
+    /// A write failed and the restore failed too.
+    #[error("{cause}; RESTORE FAILED for {}: see the journal {}", unrestored.join(", "), journal.as_ref().map_or("(none)".into(), |p| p.display().to_string()))]
+    RestoreFailed {
+        /// What went wrong first.
+        cause: String,
+        /// Keys still modified.
+        unrestored: Vec<String>,
+        /// The journal with the old values.
+        journal: Option<PathBuf>,
+    },
+    /// A rollback read back a different value.
+    #[error("rollback of {key}: wrote `{want}`, reads back `{got}`")]
+    RollbackMismatch {
+        /// Key.
+        key: String,
+        /// Expected.
+        want: String,
+        /// Read.
+        got: String,
+    },
+    /// Journal I/O.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    /// Namespace handling.
+    #[error(transparent)]
+    Netns(#[from] NetnsError),
+    /// `--netns` given to a rollback does not match the journal.
+    #[error("the journal was recorded in {recorded}, not in {given}")]
+    WrongNamespace {
+        /// Where the journal says.
+        recorded: String,
+        /// What was asked.
+        given: String,
+    },
+    /// Catalogue failure.
+    #[error(transparent)]
+    Catalogue(#[from] crate::catalogue::CatalogueError),
+}
+
+/// Plans applying `wanted` through `backend`. Inside a namespace (`in_netns`), host-only and
+/// read-only keys are skipped with the reason; with `explicit` (the caller named these keys
+/// one by one) such a key is an error instead.
+pub fn plan(
+    backend: &mut dyn Backend,
+    wanted: &[(String, String)],
+    in_netns: bool,
+    explicit: bool,
+) -> Result<Plan, ApplyError> {
+    let cat = catalogue(Os::Linux)?;
+    let mut plan = Plan::default();
+    for (key, value) in wanted {
+        let value = normalize(value);
+        let scope = cat.get(key).map(|k| k.scope);
+        let reason = match (in_netns, scope, backend.access(key)) {
+            (true, Some(Scope::Host), _) => {
+                Some("host-only: a global key, set in the initial namespace only".to_string())
+            }
+            (true, Some(Scope::Readonly), _) => {
+                Some("read-only inside a network namespace (mirrors the host's value)".to_string())
+            }
+            (_, _, Access::Missing) => Some(if in_netns {
+                "not present in this namespace (host-only, or its module is not loaded)".into()
+            } else {
+                "no such setting on this host (unknown key, or its module is not loaded)".into()
+            }),
+            (_, _, Access::ReadOnly) => Some("read-only here".into()),
+            (_, _, Access::Writable) => None,
+        };
+        if let Some(reason) = reason {
+            if explicit {
+                return Err(ApplyError::NotApplicable {
+                    key: key.clone(),
+                    reason,
+                });
+            }
+            plan.skipped.push(Skipped {
+                key: key.clone(),
+                value,
+                reason,
+            });
+            continue;
+        }
+        let old = backend.read(key)?;
+        if old == value {
+            plan.unchanged.push(key.clone());
+        } else {
+            plan.changes.push(Change {
+                key: key.clone(),
+                old,
+                new: value,
+            });
+        }
+    }
+    Ok(plan)
+}
+
+/// Applies `plan`: saves the journal at `journal_path` first (when given), then writes and
+/// reads back each change. On any failure, restores every change already made (newest first),
+/// records the outcome in the journal and returns the error.
+pub fn execute(
+    backend: &mut dyn Backend,
+    plan: &Plan,
+    netns: Option<NetnsId>,
+    journal_path: Option<&Path>,
+) -> Result<Journal, ApplyError> {
+    let entries = plan
+        .changes
+        .iter()
+        .map(|c| JournalEntry {
+            key: c.key.clone(),
+            old: c.old.clone(),
+            new: c.new.clone(),
+        })
+        .collect();
+    let mut journal = Journal::new(netns, entries);
+    if let Some(path) = journal_path {
+        journal.save(path)?;
+    }
+    let mut done: Vec<&Change> = Vec::new();
+    let mut failure = None;
+    for change in &plan.changes {
+        if let Err(e) = backend.write(&change.key, &change.new) {
+            failure = Some(e.to_string());
+            // A failed write may still have changed the value (partial parse): restore it too.
+            done.push(change);
+            break;
+        }
+        done.push(change);
+        match backend.read(&change.key) {
+            Ok(got) if got == change.new => {}
+            Ok(got) => {
+                failure = Some(format!(
+                    "{}: wrote `{}`, reads back `{got}` (the kernel adjusted or ignored it)",
+                    change.key, change.new
+                ));
+                break;
+            }
+            Err(e) => {
+                failure = Some(e.to_string());
+                break;
+            }
+        }
+    }
+    let Some(cause) = failure else {
+        journal.state = JournalState::Applied;
+        if let Some(path) = journal_path {
+            journal.save(path)?;
+        }
+        return Ok(journal);
+    };
+    let mut unrestored = Vec::new();
+    for change in done.iter().rev() {
+        let ok = match backend.read(&change.key) {
+            Ok(now) if now == change.old => true,
+            _ => {
+                backend.write(&change.key, &change.old).is_ok()
+                    && backend.read(&change.key).is_ok_and(|v| v == change.old)
+            }
+        };
+        if !ok {
+            unrestored.push(change.key.clone());
+        }
+    }
+    journal.state = if unrestored.is_empty() {
+        JournalState::Restored
+    } else {
+        JournalState::RestoreFailed
+    };
+    journal.unrestored = unrestored.clone();
+    if let Some(path) = journal_path {
+        journal.save(path)?;
+    }
+    if unrestored.is_empty() {
+        Err(ApplyError::Restored {
+            cause,
+            restored: done.len(),
+        })
+    } else {
+        Err(ApplyError::RestoreFailed {
+            cause,
+            unrestored,
+            journal: journal_path.map(Path::to_path_buf),
+        })
+    }
+}
+
+/// Writes back the old values of `journal` (newest change first) and reads each back.
+pub fn rollback(
+    backend: &mut dyn Backend,
+    journal: &mut Journal,
+) -> Result<Vec<Change>, ApplyError> {
+    let mut restored = Vec::new();
+    for e in journal.entries.iter().rev() {
+        let now = backend.read(&e.key)?;
+        if now != e.old {
+            backend.write(&e.key, &e.old)?;
+            let got = backend.read(&e.key)?;
+            if got != e.old {
+                return Err(ApplyError::RollbackMismatch {
+                    key: e.key.clone(),
+                    want: e.old.clone(),
+                    got,
+                });
+            }
+        }
+        restored.push(Change {
+            key: e.key.clone(),
+            old: now,
+            new: e.old.clone(),
+        });
+    }
+    journal.state = JournalState::RolledBack;
+    Ok(restored)
+}
+
+/// Options of [`apply_in`].
+#[derive(Debug, Clone)]
+pub struct ApplyOptions {
+    /// Journal directory (default [`journal::DEFAULT_DIR`]).
+    pub journal_dir: PathBuf,
+    /// The keys were named one by one: a key that cannot be set here is an error.
+    pub explicit: bool,
+    /// Only plan; change nothing and write no journal.
+    pub dry_run: bool,
+}
+
+impl Default for ApplyOptions {
+    fn default() -> Self {
+        ApplyOptions {
+            journal_dir: PathBuf::from(journal::DEFAULT_DIR),
+            explicit: false,
+            dry_run: false,
+        }
+    }
+}
+
+/// The result of [`apply_in`].
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Applied {
+    /// What was planned (and, unless dry-run, done).
+    pub plan: Plan,
+    /// The journal file (none for a dry run or when nothing changed).
+    pub journal: Option<PathBuf>,
+    /// The namespace, when not the host.
+    pub netns: Option<NetnsId>,
+}
+
+/// Applies `wanted` key=value pairs through `/proc/sys` in `place`, with journal, read-back and
+/// full restore on failure. This is the entry point the lab uses (`lab set NODE KEY=VALUE`).
+pub fn apply_in(
+    place: &Where,
+    wanted: &[(String, String)],
+    opts: &ApplyOptions,
+) -> Result<Applied, ApplyError> {
+    let work = |netns: Option<NetnsId>| -> Result<Applied, ApplyError> {
+        let mut backend = ProcSys::new();
+        let plan = plan(&mut backend, wanted, netns.is_some(), opts.explicit)?;
+        if opts.dry_run || plan.changes.is_empty() {
+            return Ok(Applied {
+                plan,
+                journal: None,
+                netns,
+            });
+        }
+        let path = journal::new_path(&opts.journal_dir, journal::now_unix())?;
+        execute(&mut backend, &plan, netns.clone(), Some(&path))?;
+        Ok(Applied {
+            plan,
+            journal: Some(path),
+            netns,
+        })
+    };
+    match place {
+        Where::Host => work(None),
+        Where::Netns(name) => netns::run_in(name, None, |id| work(Some(id.clone())))?,
+    }
+}
+
+/// What a rollback did.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RolledBack {
+    /// The journal.
+    pub journal: PathBuf,
+    /// The namespace, when not the host.
+    pub netns: Option<NetnsId>,
+    /// Each key: value before the rollback → restored value.
+    pub restored: Vec<Change>,
+}
+
+/// Rolls back the journal at `path` into the namespace it recorded. `given` (from `--netns`)
+/// must match the recorded namespace when present.
+pub fn rollback_file(path: &Path, given: Option<&str>) -> Result<RolledBack, ApplyError> {
+    let mut journal = Journal::load(path)?;
+    let recorded = journal.netns.clone();
+    match (&recorded, given) {
+        (Some(r), Some(g)) if r.name != g => {
+            return Err(ApplyError::WrongNamespace {
+                recorded: format!("namespace `{}`", r.name),
+                given: format!("namespace `{g}`"),
+            });
+        }
+        (None, Some(g)) => {
+            return Err(ApplyError::WrongNamespace {
+                recorded: "the host namespace".into(),
+                given: format!("namespace `{g}`"),
+            });
+        }
+        _ => {}
+    }
+    let restored = match &recorded {
+        None => rollback(&mut ProcSys::new(), &mut journal)?,
+        Some(id) => netns::run_in(&id.name, Some(id), |_| {
+            rollback(&mut ProcSys::new(), &mut journal)
+        })??,
+    };
+    journal.save(path)?;
+    Ok(RolledBack {
+        journal: path.to_path_buf(),
+        netns: recorded,
+        restored,
+    })
+}
+
+/// Writes `content` as `dir/90-linerate.conf` atomically and returns the path. Never touches
+/// any other file in `dir`.
+pub fn persist(dir: &Path, content: &str) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join("90-linerate.conf");
+    journal::write_atomic(&path, content.as_bytes())?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests;

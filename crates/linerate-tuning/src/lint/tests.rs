@@ -1,0 +1,150 @@
+use super::*;
+use crate::os::Os;
+use crate::parse::{Format, parse};
+
+fn run(os: Os, version: &str, text: &str) -> Vec<(String, String)> {
+    let mut ctx = Context::new(os);
+    ctx.version = version.parse().unwrap_or_else(|e| panic!("{e}"));
+    let parsed = parse("t.conf", text, Format::Sysctl);
+    lint(&parsed.entries, &ctx, Mode::Files)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .into_iter()
+        .map(|f| (f.rule, f.key))
+        .collect()
+}
+
+fn has(found: &[(String, String)], rule: &str, key: &str) -> bool {
+    found.iter().any(|(r, k)| r == rule && k == key)
+}
+
+#[test]
+fn judgements_depend_on_the_target_version() {
+    let text =
+        "net.core.rmem_max = 1000000\nnet.ipv4.tcp_adv_win_scale = 2\nnet.core.somaxconn = 1024\n";
+    let new = run(Os::Linux, "6.18", text);
+    assert!(has(&new, "lowers-default", "net.core.rmem_max"), "{new:?}");
+    assert!(has(&new, "noop", "net.ipv4.tcp_adv_win_scale"), "{new:?}");
+    assert!(has(&new, "lowers-default", "net.core.somaxconn"), "{new:?}");
+    // On 5.3 the rmem_max default was 212992, adv_win_scale still worked, somaxconn was 128.
+    let old = run(Os::Linux, "5.3", text);
+    assert!(old.is_empty(), "{old:?}");
+    let ancient = run(Os::Linux, "3.10", "net.ipv4.tcp_notsent_lowat = 131072\n");
+    assert!(
+        has(&ancient, "not-in-version", "net.ipv4.tcp_notsent_lowat"),
+        "{ancient:?}"
+    );
+}
+
+#[test]
+fn inline_comments_matter_on_linux_only() {
+    let linux = run(Os::Linux, "6.18", "net.ipv4.ip_forward = 1 # route\n");
+    assert!(has(&linux, "syntax", "net.ipv4.ip_forward"), "{linux:?}");
+    let bsd = run(Os::Freebsd, "14.0", "net.inet.ip.forwarding=1 # route\n");
+    assert!(!has(&bsd, "syntax", "net.inet.ip.forwarding"), "{bsd:?}");
+}
+
+#[test]
+fn freebsd_wrong_file_and_power_of_two() {
+    let found = run(
+        Os::Freebsd,
+        "14.0",
+        "net.inet.tcp.tcbhashsize=32768\nnet.inet.tcp.syncache.hashsize=1000\n",
+    );
+    assert!(
+        has(&found, "wrong-file", "net.inet.tcp.tcbhashsize"),
+        "{found:?}"
+    );
+    assert!(
+        has(&found, "bad-value", "net.inet.tcp.syncache.hashsize"),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn rmem_default_above_an_unset_max_is_inconsistent_on_old_kernels() {
+    // 2 MB default with no rmem_max line: fine on 6.18 (4 MiB max), wrong on 6.17 (212992).
+    let text = "net.core.rmem_default = 2000000\n";
+    assert!(!has(
+        &run(Os::Linux, "6.18", text),
+        "inconsistent",
+        "net.core.rmem_default"
+    ));
+    assert!(has(
+        &run(Os::Linux, "6.17", text),
+        "inconsistent",
+        "net.core.rmem_default"
+    ));
+}
+
+#[test]
+fn keys_of_another_os_are_named_as_such() {
+    let mut ctx = Context::new(Os::Linux);
+    ctx.version = "6.18".parse().unwrap_or_else(|e| panic!("{e}"));
+    let parsed = parse("t.conf", "net.inet.tcp.sendspace=65536\n", Format::Sysctl);
+    let f = lint(&parsed.entries, &ctx, Mode::Files).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].rule, "unknown-key");
+    assert!(f[0].why.contains("freebsd setting"), "{}", f[0].why);
+}
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn line() -> impl Strategy<Value = String> {
+        let keys = prop::sample::select(vec![
+            "net.ipv4.tcp_rmem",
+            "net.ipv4.tcp_mem",
+            "net.core.rmem_default",
+            "net.core.netdev_max_backlog",
+            "kern.ipc.maxsockbuf",
+            "net.inet.tcp.cc.algorithm",
+            "net.pf.states_hashsize",
+            "TcpWindowSize",
+            "net.ipv4.conf.eth0.rp_filter",
+            "net.ipv4.ip_local_port_range",
+            "x",
+            "",
+            "net.inet.tcp.recvbuf_max",
+            "net.inet.tcp.sendspace",
+            "net.ipv4.tcp_wmem",
+            "net.inet.tcp.msl",
+            "net.link.ifqmaxlen",
+            "hw.cxgbe.nrxq",
+            "net.core.optmem_max",
+            "net.inet.tcp.tcbhashsize",
+            "net.ipv4.neigh.default.gc_thresh1",
+            "net.ipv4.ipfrag_low_thresh",
+            "net.ipv4.udp_mem",
+        ]);
+        let values = prop_oneof![
+            any::<i64>().prop_map(|n| n.to_string()),
+            (any::<i64>(), any::<i64>(), any::<i64>()).prop_map(|(a, b, c)| format!("{a} {b} {c}")),
+            "[ -~]{0,20}",
+        ];
+        (keys, "[ =:\"#;-]{0,3}", values).prop_map(|(k, sep, v)| format!("{k}{sep}{v}"))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+        #[test]
+        fn any_file_any_os(lines in prop::collection::vec(line(), 0..12), rate in any::<u64>(), ram in any::<u64>(), rtt_us in any::<u32>(), mtu in 0u32..70_000) {
+            let text = lines.join("\n");
+            for format in [Format::Sysctl, Format::Loader, Format::Dump, Format::Reg, Format::Tuned] {
+                let parsed = parse("p", &text, format);
+                for os in Os::ALL {
+                    let mut ctx = Context::new(os);
+                    ctx.rate = Some(linerate_units::BitRate::from_bps(rate));
+                    ctx.rtt = Some(linerate_units::Duration::from(std::time::Duration::from_micros(u64::from(rtt_us))));
+                    ctx.mtu = mtu;
+                    ctx.ram = Some(linerate_units::ByteSize::from_bytes(ram));
+                    ctx.cores = Some(0);
+                    for mode in [Mode::Files, Mode::Live] {
+                        let _ = lint(&parsed.entries, &ctx, mode);
+                    }
+                    let _ = crate::profile::generate(&ctx);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! `linerate audit` judges settings and hardware in one list: a host snapshot captured from a
+//! fixture tree (ixgbe on a PCIe gen2 x1 slot) brings its bus finding into the audit, with the
+//! same rendering, `--json` and exit codes as the settings findings.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
+}
+
+fn linerate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_linerate"))
+        .args(args)
+        .current_dir(data())
+        .output()
+        .expect("run linerate")
+}
+
+#[test]
+fn hardware_findings_join_the_settings_audit() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let snap = dir.path().join("ixgbe.json");
+    let snap = snap.to_str().expect("utf-8 path");
+    let out = linerate(&[
+        "nic",
+        "--sysfs-root",
+        "probe/ixgbe/sys",
+        "--procfs-root",
+        "probe/ixgbe/proc",
+        "--snapshot-out",
+        snap,
+    ]);
+    assert!(out.status.success(), "{out:?}");
+
+    let out = linerate(&[
+        "audit",
+        "--snapshot",
+        "tuning/linux-6.18-sysctl-host.txt",
+        "--host-snapshot",
+        snap,
+        "--role",
+        "router",
+        "--json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a bus error trips --fail-on error: {out:?}"
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let rules: Vec<&str> = doc["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["rule"].as_str())
+        .collect();
+    assert!(rules.contains(&"bus-too-slow"), "{rules:?}");
+
+    let out = linerate(&[
+        "audit",
+        "--snapshot",
+        "tuning/linux-6.18-sysctl-host.txt",
+        "--host-snapshot",
+        snap,
+        "--no-hardware",
+        "--json",
+    ]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(
+        !doc["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .any(|f| f["rule"] == "bus-too-slow"),
+        "--no-hardware leaves hardware out"
+    );
+}
+
+#[test]
+fn a_missing_host_snapshot_is_named() {
+    let out = linerate(&["audit", "--host-snapshot", "no/such/host.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/host.json"));
+}
+
+#[test]
+fn snapshot_out_needs_the_live_host() {
+    let out = linerate(&[
+        "audit",
+        "--snapshot",
+        "tuning/linux-6.18-sysctl-host.txt",
+        "--snapshot-out",
+        "/tmp/never-written.json",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -1,0 +1,367 @@
+//! `linerate tune --apply / --dry-run / --rollback / --persist / --netns` run as a binary, for
+//! real, inside throw-away network namespaces (never on the host's own settings).
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::MetadataExt as _;
+use std::process::{Command, Output};
+
+/// A network namespace that is deleted on drop, even when the test fails.
+struct Netns(String);
+
+impl Netns {
+    fn new(tag: &str) -> Option<Netns> {
+        if std::fs::metadata("/proc/self").map_or(u32::MAX, |m| m.uid()) != 0 {
+            eprintln!("SKIP: not root, cannot create network namespaces");
+            return None;
+        }
+        let name = format!("lr-tu-{}-{tag}", std::process::id());
+        if !Command::new("ip")
+            .args(["netns", "add", &name])
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            eprintln!("SKIP: `ip netns add` does not work here");
+            return None;
+        }
+        Some(Netns(name))
+    }
+
+    /// Every net.* value in the namespace.
+    fn snapshot(&self) -> BTreeMap<String, String> {
+        let out = Command::new("ip")
+            .args([
+                "netns",
+                "exec",
+                &self.0,
+                "sysctl",
+                "-a",
+                "--pattern",
+                "^net\\.",
+            ])
+            .output();
+        let text = out
+            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+            .unwrap_or_default();
+        let map: BTreeMap<String, String> = text
+            .lines()
+            .filter_map(|l| {
+                l.split_once(" = ").map(|(k, v)| {
+                    (
+                        k.to_string(),
+                        v.split_whitespace().collect::<Vec<_>>().join(" "),
+                    )
+                })
+            })
+            // Counters that move by themselves are not settings.
+            .filter(|(k, _)| !k.contains("stable_secret") && !k.ends_with("nf_conntrack_count"))
+            .collect();
+        assert!(
+            map.len() > 100,
+            "namespace snapshot too small: {}",
+            map.len()
+        );
+        map
+    }
+}
+
+impl Drop for Netns {
+    fn drop(&mut self) {
+        let _ = Command::new("ip").args(["netns", "del", &self.0]).status();
+    }
+}
+
+fn linerate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_linerate"))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run linerate: {e}"))
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn host(key: &str) -> String {
+    std::fs::read_to_string(format!("/proc/sys/{}", key.replace('.', "/"))).unwrap_or_default()
+}
+
+#[test]
+fn apply_a_profile_in_a_namespace_then_roll_it_back() {
+    let Some(ns) = Netns::new("prof") else { return };
+    let journal = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let jdir = journal.path().display().to_string();
+    let before = ns.snapshot();
+    let host_before = (
+        host("net.ipv4.tcp_rmem"),
+        host("net.core.netdev_max_backlog"),
+    );
+
+    let dry = linerate(&[
+        "tune",
+        "--rate",
+        "10G",
+        "--rtt",
+        "80ms",
+        "--kernel",
+        "6.18",
+        "--netns",
+        &ns.0,
+        "--dry-run",
+        "--journal-dir",
+        &jdir,
+    ]);
+    assert!(dry.status.success(), "{}", text(&dry));
+    let t = text(&dry);
+    assert!(t.contains("would change in network namespace"), "{t}");
+    assert!(
+        t.contains("net.ipv4.tcp_rmem: 4096 131072 33554432 → 4096 131072 268435456"),
+        "{t}"
+    );
+    assert_eq!(ns.snapshot(), before, "a dry run changes nothing");
+    assert_eq!(
+        std::fs::read_dir(journal.path())
+            .map(|d| d.count())
+            .unwrap_or(0),
+        0,
+        "and writes no journal"
+    );
+
+    let out = linerate(&[
+        "tune",
+        "--rate",
+        "10G",
+        "--rtt",
+        "80ms",
+        "--kernel",
+        "6.18",
+        "--netns",
+        &ns.0,
+        "--apply",
+        "--journal-dir",
+        &jdir,
+    ]);
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    for skipped in [
+        "skipped net.core.rmem_max = 268435456: read-only inside a network namespace",
+        "skipped net.core.default_qdisc = fq: host-only",
+        "skipped net.core.netdev_max_backlog = 1024: host-only",
+    ] {
+        assert!(t.contains(skipped), "missing `{skipped}` in {t}");
+    }
+    let after = ns.snapshot();
+    assert_eq!(after["net.ipv4.tcp_rmem"], "4096 131072 268435456");
+    assert_eq!(after["net.ipv4.tcp_wmem"], "4096 16384 268435456");
+    assert_eq!(after["net.ipv4.tcp_mtu_probing"], "1");
+    assert_eq!(after["net.ipv4.tcp_slow_start_after_idle"], "0");
+    assert_eq!(
+        (
+            host("net.ipv4.tcp_rmem"),
+            host("net.core.netdev_max_backlog")
+        ),
+        host_before,
+        "the host is untouched"
+    );
+
+    // Rollback of the newest journal goes into the recorded namespace.
+    let out = linerate(&["tune", "--rollback", "--journal-dir", &jdir, "--json"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    assert_eq!(json["schema"], "linerate.rollback/1");
+    assert_eq!(json["rolled_back"]["netns"]["name"], ns.0.as_str());
+    assert_eq!(ns.snapshot(), before, "rollback restores exactly");
+    // Nothing left to roll back.
+    let again = linerate(&["tune", "--rollback", "--journal-dir", &jdir]);
+    assert_eq!(again.status.code(), Some(2), "{}", text(&again));
+}
+
+#[test]
+fn a_failed_apply_leaves_the_namespace_exactly_as_before() {
+    let Some(ns) = Netns::new("fail") else { return };
+    let journal = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let jdir = journal.path().display().to_string();
+    let before = ns.snapshot();
+    let out = linerate(&[
+        "tune",
+        "--netns",
+        &ns.0,
+        "--apply",
+        "--journal-dir",
+        &jdir,
+        "--set",
+        "net.ipv4.tcp_mtu_probing=2",
+        "--set",
+        "net.ipv4.tcp_rmem=8192 262144 67108864",
+        "--set",
+        "net.ipv4.tcp_congestion_control=no-such-algorithm",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let t = text(&out);
+    assert!(
+        t.contains("restored the 3 setting(s) already changed"),
+        "{t}"
+    );
+    assert_eq!(ns.snapshot(), before);
+    // The journal was written first and records what happened.
+    let entries: Vec<_> = std::fs::read_dir(journal.path())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .flatten()
+        .collect();
+    assert_eq!(entries.len(), 1);
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(entries[0].path()).unwrap_or_default())
+            .unwrap_or_default();
+    assert_eq!(j["state"], "restored");
+    assert_eq!(j["netns"]["name"], ns.0.as_str());
+    assert_eq!(j["entries"][1]["old"], "4096 131072 33554432");
+}
+
+#[test]
+fn explicit_host_only_keys_and_wrong_namespaces_are_errors() {
+    let Some(ns) = Netns::new("expl") else { return };
+    let journal = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let jdir = journal.path().display().to_string();
+    let out = linerate(&[
+        "tune",
+        "--netns",
+        &ns.0,
+        "--apply",
+        "--journal-dir",
+        &jdir,
+        "--set",
+        "net.core.netdev_max_backlog=2048",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out).contains("net.core.netdev_max_backlog: host-only"),
+        "{}",
+        text(&out)
+    );
+    let out = linerate(&[
+        "tune",
+        "--netns",
+        &ns.0,
+        "--apply",
+        "--journal-dir",
+        &jdir,
+        "--set",
+        "net.ipv4.tcp_mtu_probing=1",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    assert_eq!(json["schema"], "linerate.apply/1");
+    let path = json["applied"]["journal"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(ns.snapshot()["net.ipv4.tcp_mtu_probing"], "1");
+    let wrong = linerate(&["tune", "--rollback", &path, "--netns", "lr-tu-not-this-one"]);
+    assert_eq!(wrong.status.code(), Some(2));
+    assert!(
+        text(&wrong).contains("not in namespace `lr-tu-not-this-one`"),
+        "{}",
+        text(&wrong)
+    );
+    let right = linerate(&["tune", "--rollback", &path, "--netns", &ns.0]);
+    assert!(right.status.success(), "{}", text(&right));
+    assert_eq!(ns.snapshot()["net.ipv4.tcp_mtu_probing"], "0");
+    let missing = linerate(&[
+        "tune",
+        "--netns",
+        "lr-tu-no-such-ns",
+        "--dry-run",
+        "--set",
+        "net.ipv4.tcp_mtu_probing=1",
+    ]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        text(&missing).contains("lr-tu-no-such-ns"),
+        "{}",
+        text(&missing)
+    );
+}
+
+#[test]
+fn persist_writes_the_drop_in_atomically_into_the_given_directory() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let d = dir.path().display().to_string();
+    std::fs::write(
+        dir.path().join("10-user.conf"),
+        "net.core.somaxconn = 8192\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = linerate(&[
+        "tune",
+        "--rate",
+        "10G",
+        "--rtt",
+        "80ms",
+        "--kernel",
+        "6.18",
+        "--persist",
+        "--sysctl-dir",
+        &d,
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let content = std::fs::read_to_string(dir.path().join("90-linerate.conf")).unwrap_or_default();
+    assert!(
+        content.contains("net.ipv4.tcp_rmem = 4096 131072 268435456"),
+        "{content}"
+    );
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["10-user.conf", "90-linerate.conf"],
+        "no temp file left, user file untouched"
+    );
+    // The persisted file lints clean for the same inputs.
+    let path = dir.path().join("90-linerate.conf").display().to_string();
+    let lint = linerate(&[
+        "lint",
+        &path,
+        "--rate",
+        "10G",
+        "--rtt",
+        "80ms",
+        "--kernel",
+        "6.18",
+        "--fail-on",
+        "warning",
+    ]);
+    assert!(lint.status.success(), "{}", text(&lint));
+    let out = linerate(&[
+        "tune",
+        "--persist",
+        "--sysctl-dir",
+        &d,
+        "--set",
+        "net.ipv4.tcp_mtu_probing=1",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let content = std::fs::read_to_string(dir.path().join("90-linerate.conf")).unwrap_or_default();
+    assert!(
+        content.ends_with("net.ipv4.tcp_mtu_probing = 1\n"),
+        "{content}"
+    );
+    let out = linerate(&[
+        "tune",
+        "--persist",
+        "--netns",
+        "x",
+        "--rate",
+        "1G",
+        "--rtt",
+        "1ms",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}
