@@ -141,7 +141,7 @@ pub fn up(spec: &LabSpec, opts: &UpOptions) -> Result<UpReport, LabError> {
     }
     let mut state = initial_state(spec);
     opts.state_dir.create(&state)?;
-    sys::mask_signals(&sys::STOP_SIGNALS, true);
+    let blocked = sys::StopSignalsBlocked::new();
     let built = build(spec, opts, &mut state);
     let signal = sys::take_pending_signal(&sys::STOP_SIGNALS);
     let outcome = match (built, signal) {
@@ -159,7 +159,7 @@ pub fn up(spec: &LabSpec, opts: &UpOptions) -> Result<UpReport, LabError> {
     if outcome.is_err() {
         let _ = teardown::down(&opts.state_dir, &spec.name);
     }
-    sys::mask_signals(&sys::STOP_SIGNALS, false);
+    drop(blocked);
     outcome
 }
 

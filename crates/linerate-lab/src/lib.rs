@@ -20,6 +20,7 @@ pub mod name;
 pub mod netem;
 pub mod netlink;
 pub mod netns;
+pub mod runner;
 pub mod spec;
 pub mod state;
 mod sys;

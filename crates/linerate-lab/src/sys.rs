@@ -431,3 +431,36 @@ pub fn remount_sys_for_current_netns() -> io::Result<()> {
     })
     .map(drop)
 }
+
+/// Whether the process runs as root.
+pub fn is_root() -> bool {
+    euid() == 0
+}
+
+/// A blocked set of stop signals; dropping it restores the mask that was in force before.
+pub struct StopSignalsBlocked {
+    old: libc::sigset_t,
+}
+
+impl StopSignalsBlocked {
+    /// Blocks [`STOP_SIGNALS`] for the calling thread until the guard is dropped.
+    #[expect(unsafe_code)]
+    pub fn new() -> StopSignalsBlocked {
+        let set = sigset(&STOP_SIGNALS);
+        // SAFETY: sigset_t is plain old data; pthread_sigmask fills it.
+        let mut old: libc::sigset_t = unsafe { std::mem::zeroed() };
+        // SAFETY: set and old are valid sigset_t values.
+        unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &raw const set, &raw mut old) };
+        StopSignalsBlocked { old }
+    }
+}
+
+impl Drop for StopSignalsBlocked {
+    #[expect(unsafe_code)]
+    fn drop(&mut self) {
+        // SAFETY: old is the mask saved by pthread_sigmask.
+        unsafe {
+            libc::pthread_sigmask(libc::SIG_SETMASK, &raw const self.old, std::ptr::null_mut())
+        };
+    }
+}

@@ -51,6 +51,8 @@ enum LabCommand {
     Firewall(FirewallArgs),
     /// Validate an experiment file (TOML) against this host and print its plan
     Check(CheckArgs),
+    /// Run an experiment: variants interleaved and repeated, each run on a fresh lab
+    Run(RunArgs),
     /// Run the userspace link emulator (started by `lab up`)
     #[command(hide = true)]
     Emulate(EmulateArgs),
@@ -183,6 +185,21 @@ struct CheckArgs {
 }
 
 #[derive(Debug, clap::Args)]
+struct RunArgs {
+    /// The experiment file [default: the embedded short window-buffers experiment]
+    file: Option<PathBuf>,
+    /// Repetitions per variant (overrides the file)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    repeat: Option<u32>,
+    /// Lab name to use (default: the file's lab_name, or x + pid digits)
+    #[arg(long, value_parser = parse_name)]
+    lab_name: Option<LabName>,
+    /// Print the results as JSON (schema linerate.lab-run/1)
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
 struct EmulateArgs {
     /// Emulator configuration (JSON)
     #[arg(long)]
@@ -282,6 +299,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        LabCommand::Run(a) => run_experiment(&dir, a),
         LabCommand::Emulate(a) => {
             let cfg: linerate_lab::emulator::EmulatorConfig = serde_json::from_str(&a.config)
                 .context("lab emulate: --config is not a valid emulator configuration")?;
@@ -325,5 +343,63 @@ fn up(dir: &StateDir, a: UpArgs) -> anyhow::Result<ExitCode> {
         output::print_text(&text)?;
     }
     let _ = std::io::stdout().flush();
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The experiment `lab run` runs without a file: window-buffers in a short form (3 rounds of
+/// 4-second runs, about a minute).
+const EMBEDDED_EXPERIMENT: &str = include_str!("../../../../examples/lab/window-buffers.toml");
+
+fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
+    use linerate_lab::experiment;
+    let host = experiment::LiveHost;
+    let mut exp = match &a.file {
+        Some(f) => experiment::load(f, &host)?,
+        None => {
+            let mut e = experiment::parse(
+                EMBEDDED_EXPERIMENT,
+                std::path::Path::new("(embedded) window-buffers.toml"),
+                &host,
+            )?;
+            e.repetitions = 3;
+            for v in &mut e.variants {
+                v.workload.duration = Duration::from_secs(4);
+            }
+            e
+        }
+    };
+    if let Some(n) = a.repeat {
+        exp.repetitions = n;
+    }
+    if let Some(name) = a.lab_name {
+        for v in &mut exp.variants {
+            v.spec.name = name.clone();
+        }
+        exp.lab_name = name;
+    }
+    let exe = std::env::current_exe()
+        .context("locate the linerate executable (for the link emulator)")?;
+    let opts = linerate_lab::UpOptions {
+        state_dir: dir.clone(),
+        emulator_exe: exe,
+    };
+    let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let mut progress = |r: &linerate_lab::runner::RunRecord, i: usize, n: usize| {
+        if tty {
+            let what = match (&r.measure, &r.error) {
+                (Some(m), _) => render::quantity(m.value, m.unit),
+                (None, Some(e)) => format!("failed: {e}"),
+                (None, None) => "failed".to_owned(),
+            };
+            eprintln!("[{i}/{n}] {}: {what}", r.variant);
+        }
+    };
+    let result =
+        linerate_lab::runner::run(&exp, &opts, &linerate_lab::runner::Iperf3, &mut progress)?;
+    if a.json {
+        output::print_json(&result)?;
+    } else {
+        output::print_text(&render::run_text(&exp, &result))?;
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -248,3 +248,78 @@ pub fn experiment_text(e: &linerate_lab::experiment::Experiment) -> String {
     ));
     out
 }
+
+/// A measured value with its unit, for humans.
+pub fn quantity(value: f64, unit: &str) -> String {
+    match unit {
+        "bit/s" => format!("{:.1}", linerate_units::BitRate::from_bps_f64(value)),
+        "packet/s" => format!("{:.1} kpps", value / 1e3),
+        other => format!("{value:.3} {other}"),
+    }
+}
+
+fn mean_sd(values: &[f64]) -> (f64, f64) {
+    let n = values.len() as f64;
+    if values.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    let mean = values.iter().sum::<f64>() / n;
+    let var = if values.len() > 1 {
+        values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)
+    } else {
+        0.0
+    };
+    (mean, var.sqrt())
+}
+
+/// `lab run` as text: one line per variant, mean ± standard deviation, and the change of the
+/// mean against the baseline (the first variant).
+pub fn run_text(
+    e: &linerate_lab::experiment::Experiment,
+    r: &linerate_lab::runner::ExperimentResult,
+) -> String {
+    let mut out = format!(
+        "experiment {} ({} repetitions, load: {}, lab {})\n",
+        r.experiment, e.repetitions, r.load, r.lab
+    );
+    let base = r.variants.first().map(|v| mean_sd(&v.values).0);
+    let width = r.variants.iter().map(|v| v.name.len()).max().unwrap_or(8);
+    for (i, v) in r.variants.iter().enumerate() {
+        let unit = v.unit.unwrap_or("");
+        let (mean, sd) = mean_sd(&v.values);
+        let min = v.values.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = v.values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let mut line = if v.values.is_empty() {
+            format!("  {:<width$}  no successful run", v.name)
+        } else {
+            format!(
+                "  {:<width$}  {} ± {}  ({} … {}, N={})",
+                v.name,
+                quantity(mean, unit),
+                quantity(sd, unit),
+                quantity(min, unit),
+                quantity(max, unit),
+                v.values.len()
+            )
+        };
+        if i == 0 {
+            line.push_str("  baseline");
+        } else if let Some(b) = base.filter(|b| b.is_finite() && *b != 0.0 && mean.is_finite()) {
+            line.push_str(&format!("  {:+.1} % vs baseline", 100.0 * (mean - b) / b));
+        }
+        if v.failed > 0 {
+            line.push_str(&format!("  ({} failed)", v.failed));
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    for run in r.runs.iter().filter(|x| x.error.is_some()) {
+        out.push_str(&format!(
+            "  run {} of {} failed: {}\n",
+            run.slot.repetition + 1,
+            run.variant,
+            run.error.as_deref().unwrap_or("")
+        ));
+    }
+    out
+}
