@@ -313,6 +313,9 @@ pub fn run_text(
         out.push_str(&line);
         out.push('\n');
     }
+    if let Some(sweep) = &e.sweep {
+        out.push_str(&sweep_curve(&sweep.parameter, &sweep.values, r));
+    }
     for run in r.runs.iter().filter(|x| x.error.is_some()) {
         out.push_str(&format!(
             "  run {} of {} failed: {}\n",
@@ -322,4 +325,83 @@ pub fn run_text(
         ));
     }
     out
+}
+
+/// A sweep's ASCII curve: one bar per value, scaled to the best mean, and the best value.
+fn sweep_curve(
+    parameter: &str,
+    values: &[String],
+    r: &linerate_lab::runner::ExperimentResult,
+) -> String {
+    let means: Vec<f64> = r.variants.iter().map(|v| mean_sd(&v.values).0).collect();
+    let best = means
+        .iter()
+        .copied()
+        .filter(|m| m.is_finite())
+        .fold(f64::NEG_INFINITY, f64::max);
+    if !best.is_finite() || best <= 0.0 {
+        return String::new();
+    }
+    let width = values.iter().map(String::len).max().unwrap_or(1);
+    let unit = r.variants.iter().find_map(|v| v.unit).unwrap_or("");
+    let mut out = format!("\n  {parameter}\n");
+    for (value, mean) in values.iter().zip(&means) {
+        let bar = if mean.is_finite() {
+            ((mean / best) * 50.0).round() as usize
+        } else {
+            0
+        };
+        out.push_str(&format!(
+            "  {value:>width$} |{:<50}| {}\n",
+            "#".repeat(bar),
+            quantity(*mean, unit)
+        ));
+    }
+    if let Some((value, _)) = values.iter().zip(&means).find(|(_, m)| **m == best) {
+        out.push_str(&format!(
+            "  best mean: {parameter} = {value} ({})\n",
+            quantity(best, unit)
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use linerate_lab::runner::{ExperimentResult, VariantResult};
+
+    fn variant(name: &str, values: &[f64]) -> VariantResult {
+        VariantResult {
+            name: name.into(),
+            unit: Some("bit/s"),
+            values: values.to_vec(),
+            failed: 0,
+        }
+    }
+
+    #[test]
+    fn sweep_curve_scales_bars_to_the_best_mean_and_names_it() {
+        let r = ExperimentResult {
+            schema: linerate_lab::runner::SCHEMA,
+            experiment: "s".into(),
+            lab: "x".into(),
+            load: "iperf3",
+            runs: vec![],
+            variants: vec![variant("a", &[25e6, 25e6]), variant("b", &[100e6, 100e6])],
+        };
+        let text = sweep_curve("link.mtu", &["1500".into(), "9000".into()], &r);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[2],
+            format!("  1500 |{:<50}| 25.0 Mbit/s", "#".repeat(13))
+        );
+        assert_eq!(
+            lines[3],
+            format!("  9000 |{}| 100.0 Mbit/s", "#".repeat(50))
+        );
+        assert_eq!(lines[4], "  best mean: link.mtu = 9000 (100.0 Mbit/s)");
+        assert_eq!(quantity(252_600.0, "packet/s"), "252.6 kpps");
+        assert_eq!(mean_sd(&[1.0, 3.0]), (2.0, 2.0f64.sqrt()));
+    }
 }
