@@ -1,4 +1,4 @@
-//! The iperf3 stand-in load: `iperf3 -s` in `recv`, `iperf3 -c` in `gen` (JSON output).
+//! The iperf3 stand-in load: `iperf3 -s` in `recv` (killed after the run), `iperf3 -c` in `gen` (JSON output).
 //! tcp → received bit/s; udp → received bit/s at the target rate; pps → received packets/s
 //! of `frame`-byte Ethernet frames (UDP payload = frame − 42 bytes of headers). rr needs the
 //! linerate traffic engine.
@@ -110,7 +110,7 @@ impl Load for Iperf3 {
         // Children start in the namespace of the thread that spawns them.
         let mut server = recv.run(|| {
             Command::new("iperf3")
-                .args(["-s", "-1"])
+                .args(["-s"])
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
@@ -129,6 +129,7 @@ impl Load for Iperf3 {
         let limit = Duration::from_secs_f64(secs * 2.0 + 10.0);
         let mut last_err = String::new();
         let mut measure = None;
+        let mut failures = 0;
         for _attempt in 0..40 {
             let mut client = gen_ns.run(|| {
                 Command::new("iperf3")
@@ -161,27 +162,29 @@ impl Load for Iperf3 {
                 }
             };
             let v: serde_json::Value = serde_json::from_slice(&out).unwrap_or_default();
-            if status.success() {
-                measure = Some(parse(&v, w.mode));
+            if status.success()
+                && let Some(m) = parse(&v, w.mode)
+            {
+                measure = Some(m);
                 break;
             }
-            last_err = v["error"].as_str().unwrap_or("iperf3 failed").to_owned();
+            last_err = v["error"]
+                .as_str()
+                .unwrap_or("iperf3 ended without results")
+                .to_owned();
+            failures += 1;
+            if failures > 3 && !last_err.contains("connect") {
+                break;
+            }
             // The server may not listen yet: try again shortly.
             std::thread::sleep(Duration::from_millis(50));
         }
         let _ = server.kill();
         let _ = server.wait();
-        match measure {
-            Some(Some(m)) => Ok(m),
-            Some(None) => Err(LabError::Io {
-                what: "iperf3 output without results".into(),
-                source: std::io::Error::from(std::io::ErrorKind::InvalidData),
-            }),
-            None => Err(LabError::Io {
-                what: format!("iperf3: {last_err}"),
-                source: std::io::Error::other(last_err.clone()),
-            }),
-        }
+        measure.ok_or_else(|| LabError::Io {
+            what: format!("iperf3: {last_err}"),
+            source: std::io::Error::other(last_err.clone()),
+        })
     }
 }
 

@@ -191,6 +191,9 @@ struct RunArgs {
     /// Repetitions per variant (overrides the file)
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
     repeat: Option<u32>,
+    /// Duration of every run (overrides the file), e.g. 2s
+    #[arg(long, value_name = "TIME")]
+    duration: Option<Duration>,
     /// Lab name to use (default: the file's lab_name, or x + pid digits)
     #[arg(long, value_parser = parse_name)]
     lab_name: Option<LabName>,
@@ -370,6 +373,14 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
     };
     if let Some(n) = a.repeat {
         exp.repetitions = n;
+    }
+    if let Some(d) = a.duration {
+        if d == Duration::ZERO || d > Duration::from_secs(3600) {
+            anyhow::bail!("--duration {d}: must be more than 0 and at most 1 hour");
+        }
+        for v in &mut exp.variants {
+            v.workload.duration = d;
+        }
     }
     if let Some(name) = a.lab_name {
         for v in &mut exp.variants {
