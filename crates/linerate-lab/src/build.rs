@@ -139,6 +139,10 @@ pub fn up(spec: &LabSpec, opts: &UpOptions) -> Result<UpReport, LabError> {
             why: format!("namespace {ns} exists"),
         });
     }
+    // Refuse host-wide and unknown keys before anything exists.
+    for s in &spec.sysctls {
+        sysctl::probe_scope(&s.key)?;
+    }
     let mut state = initial_state(spec);
     opts.state_dir.create(&state)?;
     let blocked = sys::StopSignalsBlocked::new();

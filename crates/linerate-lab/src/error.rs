@@ -91,14 +91,14 @@ pub enum LabError {
         reason: String,
     },
     /// A sysctl key that does not exist.
-    #[error("unknown sysctl {key}: no /proc/sys/{path} in node {node} or on the host")]
+    #[error("unknown sysctl {key}: no /proc/sys/{path} {place} or on the host")]
     UnknownKey {
         /// The key.
         key: String,
         /// Its path under /proc/sys.
         path: String,
-        /// The node.
-        node: String,
+        /// Where it was looked for, e.g. `in node gen`.
+        place: String,
     },
     /// A sysctl write did not stick.
     #[error("sysctl {key} in node {node}: wrote {wrote:?} but read back {read:?}")]

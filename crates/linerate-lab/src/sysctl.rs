@@ -119,7 +119,7 @@ pub fn apply_in_node(
         None => Err(LabError::UnknownKey {
             key: key.to_owned(),
             path: rel,
-            node: node.to_owned(),
+            place: format!("in node {node}"),
         }),
     }
 }
@@ -154,7 +154,7 @@ pub fn probe_scope(key: &str) -> Result<(), LabError> {
         (false, false) => Err(LabError::UnknownKey {
             key: key.to_owned(),
             path: rel,
-            node: "(any)".to_owned(),
+            place: "in a network namespace".to_owned(),
         }),
     }
 }
