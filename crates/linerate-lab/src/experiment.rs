@@ -3,6 +3,7 @@
 //! Everything is validated before anything is built; each error names the file, the line and
 //! the field. See `examples/lab/*.toml` for annotated examples.
 
+mod link;
 mod raw;
 pub mod schedule;
 
@@ -11,14 +12,15 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use linerate_units::{BitRate, ByteSize, Duration, Percent};
+use linerate_units::{BitRate, ByteSize, Duration};
 use toml::Spanned;
 
 use crate::firewall::Firewall;
 use crate::name::LabName;
-use crate::spec::{EmulatorChoice, LabSpec, LinkOptions, NodeSysctl, OnOff, Targeted};
+use crate::spec::{EmulatorChoice, LabSpec, NodeSysctl};
 use crate::topology::Topology;
-use raw::{OneOrMany, RawFile, RawLink};
+use link::{Entry, LinkTexts};
+use raw::RawFile;
 
 /// An invalid experiment file: where and what.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -196,128 +198,6 @@ impl Ctx<'_> {
             field: field.to_owned(),
             message: message.into(),
         }
-    }
-}
-
-/// One `[TARGET=]VALUE` entry with where it came from.
-#[derive(Debug, Clone)]
-struct Entry {
-    text: String,
-    span: Range<usize>,
-    field: String,
-}
-
-#[derive(Debug, Clone, Default)]
-struct LinkTexts {
-    rate: Vec<Entry>,
-    delay: Vec<Entry>,
-    jitter: Vec<Entry>,
-    loss: Vec<Entry>,
-    limit: Vec<Entry>,
-    mtu: Vec<Entry>,
-    offloads: Vec<Entry>,
-    reorder: Option<bool>,
-}
-
-fn entries(v: &Option<Spanned<OneOrMany>>, field: String) -> Vec<Entry> {
-    v.as_ref()
-        .map(|s| {
-            s.get_ref()
-                .texts()
-                .into_iter()
-                .map(|text| Entry {
-                    text,
-                    span: s.span(),
-                    field: field.clone(),
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-impl LinkTexts {
-    fn from_raw(raw: &RawLink, prefix: &str) -> LinkTexts {
-        LinkTexts {
-            rate: entries(&raw.rate, format!("{prefix}rate")),
-            delay: entries(&raw.delay, format!("{prefix}delay")),
-            jitter: entries(&raw.jitter, format!("{prefix}jitter")),
-            loss: entries(&raw.loss, format!("{prefix}loss")),
-            limit: entries(&raw.limit, format!("{prefix}limit")),
-            mtu: entries(&raw.mtu, format!("{prefix}mtu")),
-            offloads: entries(&raw.offloads, format!("{prefix}offloads")),
-            reorder: raw.reorder.as_ref().map(|r| *r.get_ref()),
-        }
-    }
-
-    /// `self` with `over` applied on top (later values win).
-    fn with(&self, over: &LinkTexts) -> LinkTexts {
-        let cat = |a: &Vec<Entry>, b: &Vec<Entry>| a.iter().chain(b).cloned().collect();
-        LinkTexts {
-            rate: cat(&self.rate, &over.rate),
-            delay: cat(&self.delay, &over.delay),
-            jitter: cat(&self.jitter, &over.jitter),
-            loss: cat(&self.loss, &over.loss),
-            limit: cat(&self.limit, &over.limit),
-            mtu: cat(&self.mtu, &over.mtu),
-            offloads: cat(&self.offloads, &over.offloads),
-            reorder: over.reorder.or(self.reorder),
-        }
-    }
-
-    fn list(&mut self, field: &str) -> Option<&mut Vec<Entry>> {
-        Some(match field {
-            "rate" => &mut self.rate,
-            "delay" => &mut self.delay,
-            "jitter" => &mut self.jitter,
-            "loss" => &mut self.loss,
-            "limit" => &mut self.limit,
-            "mtu" => &mut self.mtu,
-            "offloads" => &mut self.offloads,
-            _ => return None,
-        })
-    }
-
-    fn options(&self, ctx: &Ctx<'_>) -> Result<LinkOptions, ExperimentError> {
-        fn parse<T: FromStr>(
-            ctx: &Ctx<'_>,
-            list: &[Entry],
-        ) -> Result<Vec<Targeted<T>>, ExperimentError>
-        where
-            T::Err: fmt::Display,
-        {
-            list.iter()
-                .map(|e| {
-                    e.text.parse::<Targeted<T>>().map_err(|m| {
-                        ctx.err(e.span.clone(), &e.field, format!("{:?}: {m}", e.text))
-                    })
-                })
-                .collect()
-        }
-        Ok(LinkOptions {
-            rate: parse::<BitRate>(ctx, &self.rate)?,
-            delay: parse::<Duration>(ctx, &self.delay)?,
-            jitter: parse::<Duration>(ctx, &self.jitter)?,
-            loss: parse::<Percent>(ctx, &self.loss)?,
-            limit: parse::<u32>(ctx, &self.limit)?,
-            mtu: parse::<u32>(ctx, &self.mtu)?,
-            offloads: parse::<OnOff>(ctx, &self.offloads)?,
-            reorder: self.reorder.unwrap_or(false),
-        })
-    }
-
-    /// The entry a `--flag` error from [`LabSpec::new`] is about (the last one written).
-    fn blame(&self, flag: &str) -> Option<&Entry> {
-        let list = match flag {
-            "--rate" => &self.rate,
-            "--delay" => &self.delay,
-            "--jitter" => &self.jitter,
-            "--loss" => &self.loss,
-            "--limit" => &self.limit,
-            "--mtu" => &self.mtu,
-            "--offloads" => &self.offloads,
-            _ => return None,
-        };
-        list.last()
     }
 }
 
