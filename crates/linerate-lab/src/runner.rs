@@ -74,6 +74,11 @@ pub struct VariantResult {
     pub values: Vec<f64>,
     /// Runs that failed.
     pub failed: usize,
+    /// Descriptive statistics of `values`.
+    pub summary: linerate_stats::Summary,
+    /// Against the baseline (the first variant) at 95 % confidence, Student's t as ministat;
+    /// `None` for the baseline or with fewer than two values on either side.
+    pub vs_baseline: Option<linerate_stats::Comparison>,
 }
 
 /// The result of an experiment.
@@ -166,23 +171,37 @@ pub fn run(
     if let Some(sig) = pending.get() {
         return Err(LabError::Interrupted(sig));
     }
-    let variants = exp
+    let mut variants: Vec<VariantResult> = exp
         .variants
         .iter()
         .enumerate()
         .map(|(i, v)| {
             let mine: Vec<&RunRecord> = runs.iter().filter(|r| r.slot.variant == i).collect();
+            let values: Vec<f64> = mine
+                .iter()
+                .filter_map(|r| r.measure.as_ref().map(|m| m.value))
+                .collect();
             VariantResult {
                 name: v.name.clone(),
                 unit: mine.iter().find_map(|r| r.measure.as_ref().map(|m| m.unit)),
-                values: mine
-                    .iter()
-                    .filter_map(|r| r.measure.as_ref().map(|m| m.value))
-                    .collect(),
+                summary: linerate_stats::Summary::of(&values),
+                values,
                 failed: mine.iter().filter(|r| r.measure.is_none()).count(),
+                vs_baseline: None,
             }
         })
         .collect();
+    if let Some(base) = variants.first().map(|b| b.summary)
+        && base.n >= 2
+    {
+        for v in variants.iter_mut().skip(1).filter(|v| v.summary.n >= 2) {
+            v.vs_baseline = Some(linerate_stats::compare(
+                &base,
+                &v.summary,
+                linerate_stats::Confidence::P95,
+            ));
+        }
+    }
     Ok(ExperimentResult {
         schema: SCHEMA,
         experiment: exp.name.clone(),

@@ -1,58 +1,14 @@
 //! Hardware findings: judgements of a [`HostSnapshot`] for a role, in the shared
 //! [`linerate_tuning::Finding`] model, each with the command that fixes it on Linux.
 
-use std::fmt;
-use std::str::FromStr;
-
 use linerate_tuning::{Finding, Fix, Location, Severity};
 use linerate_units::BitRate;
 
 use crate::analysis::{bus_checks, human_rate, smallest_link_for};
 use crate::{HostSnapshot, Interface};
 
-/// What the host is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    /// An end host: client or server of the traffic.
-    Host,
-    /// Forwards packets between interfaces.
-    Router,
-    /// Forwards and filters packets.
-    Firewall,
-}
-
-impl Role {
-    /// True for roles whose job is forwarding.
-    pub fn forwards(self) -> bool {
-        matches!(self, Role::Router | Role::Firewall)
-    }
-}
-
-impl fmt::Display for Role {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Role::Host => "host",
-            Role::Router => "router",
-            Role::Firewall => "firewall",
-        })
-    }
-}
-
-impl FromStr for Role {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.to_ascii_lowercase().as_str() {
-            "host" | "server" | "client" | "endpoint" => Ok(Role::Host),
-            "router" | "gateway" => Ok(Role::Router),
-            "firewall" => Ok(Role::Firewall),
-            _ => Err(format!(
-                "'{s}' is not a role: expected host, router or firewall"
-            )),
-        }
-    }
-}
+/// What the host is for: the same roles as the settings rules, so one `--role` drives both.
+pub use linerate_tuning::Role;
 
 /// What the judge needs besides the snapshot.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -628,7 +584,7 @@ mod tests {
 
     #[test]
     fn roles_and_masks() {
-        assert_eq!("Router".parse::<Role>(), Ok(Role::Router));
+        assert_eq!("router".parse::<Role>(), Ok(Role::Router));
         assert!("switch".parse::<Role>().is_err());
         assert_eq!(cpu_mask(4), "f");
         assert_eq!(cpu_mask(36), "f,ffffffff");

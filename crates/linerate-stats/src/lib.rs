@@ -1,2 +1,55 @@
 //! Statistics for measurements: descriptive statistics, Student's t with exact quantiles,
 //! ministat-compatible comparison and rendering, distributions and rank tests.
+//!
+//! The pieces, in the order a comparison uses them:
+//! - [`sample::Sample`] holds one data set (sorted, with its input-order sum) and
+//!   [`summary::Summary`] its descriptive statistics (n, min, max, median, mean, stddev),
+//!   computed as current FreeBSD ministat does (two-pass variance, even-n median = mean of the
+//!   two middle values).
+//! - [`student`] gives Student's t (CDF, exact quantiles) and [`student::Confidence`];
+//!   [`ttable`] holds ministat's own printed table so `linerate stat` prints ministat's digits.
+//! - [`compare::compare`] is the pooled-variance two-sample t test with ministat's difference,
+//!   error and relative error; [`compare::Comparison::verdict`] words it as ministat does.
+//! - [`rank`] is the Mann–Whitney U test for skewed data (latencies).
+//! - [`read`] parses ministat's input format; [`ministat`] renders ministat's output (plot,
+//!   bars, table, verdicts) as a `String`; [`cfmt`] is C's `%g` formatting they share.
+//! - [`distribution`] is a streaming log-linear histogram (bounded memory, stated precision)
+//!   and exact counts, with nearest-rank percentiles; [`ks`] is the two-sample
+//!   Kolmogorov–Smirnov test over them (`linerate logdist --compare`).
+
+pub mod cfmt;
+pub mod compare;
+pub mod distribution;
+pub mod ks;
+pub mod ministat;
+pub mod rank;
+pub mod read;
+pub mod sample;
+pub mod special;
+pub mod student;
+pub mod summary;
+pub mod ttable;
+
+pub use compare::{Comparison, TSource, compare, compare_ministat};
+pub use sample::Sample;
+pub use student::Confidence;
+pub use summary::Summary;
+
+/// Errors of the statistics functions.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum StatsError {
+    /// A confidence level outside (0, 100) percent.
+    #[error("confidence level {0}% is not between 0 and 100")]
+    Confidence(f64),
+    /// A confidence level ministat's table does not have.
+    #[error("No support for confidence level {0} (ministat's levels: 80, 90, 95, 98, 99, 99.5)")]
+    MinistatConfidence(f64),
+    /// Too few values for the statistic asked for.
+    #[error("{needed} values needed, {got} given")]
+    TooFewValues {
+        /// How many values the statistic needs.
+        needed: usize,
+        /// How many it got.
+        got: usize,
+    },
+}

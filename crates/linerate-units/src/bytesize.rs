@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::decimal::{Decimal, IEC, Prefix, SI, exact_ratio, split_prefix};
+use crate::decimal::{IEC, Prefix, SI, exact_ratio, split_prefix};
 use crate::{BitRate, ParseError};
 
 const WHAT: &str = "a size";
@@ -123,22 +123,7 @@ impl FromStr for ByteSize {
     type Err = ParseError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let input = s.trim();
-        if input.is_empty() {
-            return Err(ParseError::Empty { expected: EXPECTED });
-        }
-        let Some((number, unit)) = Decimal::split(input) else {
-            return Err(ParseError::NotANumber {
-                input: input.to_owned(),
-                expected: EXPECTED,
-            });
-        };
-        if number.negative && number.mantissa != 0 {
-            return Err(ParseError::Negative {
-                input: input.to_owned(),
-                what: WHAT,
-            });
-        }
+        let (input, number, unit) = crate::decimal::parse_quantity(s, WHAT, EXPECTED)?;
         let (prefix, base) = split_prefix(unit);
         let digits = input[..input.len() - unit.len()].trim_end();
         match base {

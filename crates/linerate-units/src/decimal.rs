@@ -123,6 +123,32 @@ impl Decimal {
     }
 }
 
+/// The common first step of every quantity's parser: trims `s`, refuses empty, non-numeric
+/// and negative input, and returns the trimmed input, its number and the unit text after it.
+pub(crate) fn parse_quantity<'a>(
+    s: &'a str,
+    what: &'static str,
+    expected: &'static str,
+) -> Result<(&'a str, Decimal, &'a str), crate::ParseError> {
+    let input = s.trim();
+    if input.is_empty() {
+        return Err(crate::ParseError::Empty { expected });
+    }
+    let Some((number, unit)) = Decimal::split(input) else {
+        return Err(crate::ParseError::NotANumber {
+            input: input.to_owned(),
+            expected,
+        });
+    };
+    if number.negative && number.mantissa != 0 {
+        return Err(crate::ParseError::Negative {
+            input: input.to_owned(),
+            what,
+        });
+    }
+    Ok((input, number, unit))
+}
+
 /// `value / divisor` printed exactly in decimal, trailing zeros trimmed. `divisor` must be a
 /// power of 10 or a power of 2 so the expansion terminates.
 pub(crate) fn exact_ratio(value: u128, divisor: u128) -> String {

@@ -4,7 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::ParseError;
-use crate::decimal::{Decimal, exact_ratio};
+use crate::decimal::exact_ratio;
 
 const WHAT: &str = "a duration";
 const EXPECTED: &str = "a duration such as 250us, 40ms, 1.5s or 10 (seconds)";
@@ -132,22 +132,7 @@ impl FromStr for Duration {
     type Err = ParseError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let input = s.trim();
-        if input.is_empty() {
-            return Err(ParseError::Empty { expected: EXPECTED });
-        }
-        let Some((number, unit)) = Decimal::split(input) else {
-            return Err(ParseError::NotANumber {
-                input: input.to_owned(),
-                expected: EXPECTED,
-            });
-        };
-        if number.negative && number.mantissa != 0 {
-            return Err(ParseError::Negative {
-                input: input.to_owned(),
-                what: WHAT,
-            });
-        }
+        let (input, number, unit) = crate::decimal::parse_quantity(s, WHAT, EXPECTED)?;
         let nanos_per_unit: u128 = match unit {
             "" | "s" | "sec" | "secs" | "second" | "seconds" => 1_000_000_000,
             "ms" | "msec" => 1_000_000,

@@ -4,7 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::ParseError;
-use crate::decimal::{Decimal, SI, shift_left, split_prefix};
+use crate::decimal::{SI, shift_left, split_prefix};
 
 const WHAT: &str = "a packet rate";
 const EXPECTED: &str = "a packet rate such as 14.88M, 1.5Mpps or 300kpps";
@@ -52,22 +52,7 @@ impl FromStr for PacketRate {
     type Err = ParseError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let input = s.trim();
-        if input.is_empty() {
-            return Err(ParseError::Empty { expected: EXPECTED });
-        }
-        let Some((number, unit)) = Decimal::split(input) else {
-            return Err(ParseError::NotANumber {
-                input: input.to_owned(),
-                expected: EXPECTED,
-            });
-        };
-        if number.negative && number.mantissa != 0 {
-            return Err(ParseError::Negative {
-                input: input.to_owned(),
-                what: WHAT,
-            });
-        }
+        let (input, number, unit) = crate::decimal::parse_quantity(s, WHAT, EXPECTED)?;
         let (prefix, base) = split_prefix(unit);
         match base {
             "" | "pps" | "p/s" | "fps" | "packets/s" | "frames/s" => {}

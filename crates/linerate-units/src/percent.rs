@@ -4,7 +4,6 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::ParseError;
-use crate::decimal::Decimal;
 
 const EXPECTED: &str = "a percentage such as 0.1% or 5%";
 
@@ -54,22 +53,7 @@ impl FromStr for Percent {
     type Err = ParseError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let input = s.trim();
-        if input.is_empty() {
-            return Err(ParseError::Empty { expected: EXPECTED });
-        }
-        let Some((number, unit)) = Decimal::split(input) else {
-            return Err(ParseError::NotANumber {
-                input: input.to_owned(),
-                expected: EXPECTED,
-            });
-        };
-        if number.negative && number.mantissa != 0 {
-            return Err(ParseError::Negative {
-                input: input.to_owned(),
-                what: "a percentage",
-            });
-        }
+        let (input, number, unit) = crate::decimal::parse_quantity(s, "a percentage", EXPECTED)?;
         let value = number.to_f64().abs();
         match unit {
             "%" => {}

@@ -342,7 +342,7 @@ fn bad_input_fails_with_the_name_of_what_was_wrong() {
 
     let out = linerate(&["nic", "--role", "switch", "--findings"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("'switch' is not a role"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown role `switch`"));
 }
 
 #[test]

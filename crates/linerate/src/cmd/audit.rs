@@ -171,11 +171,7 @@ fn collect(args: &Args) -> anyhow::Result<(String, Context, Vec<Finding>)> {
             host.save(path)?;
         }
         if !args.no_hardware {
-            let role = match ctx.role {
-                Some(Role::Router | Role::Vpn) => linerate_probe::Role::Router,
-                Some(Role::Firewall) => linerate_probe::Role::Firewall,
-                _ => linerate_probe::Role::Host,
-            };
+            let role = ctx.role.unwrap_or(Role::Host);
             let hw = linerate_probe::HardwareContext::for_snapshot(&host, role);
             findings.extend(linerate_probe::hardware_findings(&host, &hw));
         }

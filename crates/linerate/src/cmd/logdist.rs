@@ -1,11 +1,331 @@
-//! `linerate logdist`.
+//! `linerate logdist`: response-time distributions from web-server access logs, the way
+//! calomel's Perl script drew them ("71 % of objects under 100 ms before, 95 % after"), with
+//! percentiles, reasons for every skipped line, and an honest before/after comparison.
 
+mod access;
+mod analyze;
+mod clock;
+mod filter;
+mod format;
+mod input;
+mod json;
+mod parallel;
+mod parse;
+mod plot;
+mod render;
+mod report;
+
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Arguments of `linerate logdist`.
-#[derive(Debug, clap::Args)]
-pub struct Args {}
+use anyhow::{Context, bail};
+use linerate_units::Duration;
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    super::not_built("logdist", "linerate logdist")
+use self::analyze::{DataSet, Plan};
+use self::filter::Filters;
+use self::format::{FieldChoice, Format};
+use self::input::Source;
+use self::report::{Comparison, Report, Summary};
+use crate::output;
+
+/// Arguments of `linerate logdist` (boxed: the options are many, and the `Command` enum
+/// holds every subcommand's arguments inline).
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct Args {
+    #[command(flatten)]
+    options: Box<Options>,
+}
+
+/// The options of `linerate logdist`.
+#[derive(Debug, clap::Args)]
+pub struct Options {
+    /// Log files read as one log (`-` for stdin; `.gz` or any gzip data is decompressed)
+    #[arg(value_name = "FILE", required_unless_present = "compare")]
+    pub files: Vec<PathBuf>,
+
+    /// Compare two logs: both distributions, each percentile's shift and a KS test
+    #[arg(long, num_args = 2, value_names = ["BEFORE", "AFTER"], conflicts_with = "files")]
+    pub compare: Option<Vec<PathBuf>>,
+
+    /// Log format
+    #[arg(long, value_enum, default_value = "auto")]
+    pub format: Format,
+
+    /// The time field: nginx request_time (default) or upstream_response_time; for JSON a
+    /// dotted path (default request_time)
+    #[arg(long)]
+    pub field: Option<String>,
+
+    /// Unit of a bare number in JSON or --regex times: s, ms, us or ns (default s)
+    #[arg(long, value_parser = parse_unit)]
+    pub unit: Option<u64>,
+
+    /// A regex with a named group `time` (optional groups: status, method, path, ts)
+    #[arg(long)]
+    pub regex: Option<String>,
+
+    /// Keep only these statuses: 200, 2xx, or a list like 200,304
+    #[arg(long, value_name = "LIST")]
+    pub status: Option<String>,
+
+    /// Keep only these methods (comma-separated, case-sensitive)
+    #[arg(long, value_delimiter = ',')]
+    pub method: Vec<String>,
+
+    /// Keep only requests whose path matches this regex
+    #[arg(long)]
+    pub path_regex: Option<String>,
+
+    /// Keep requests at or after this time (2026-10-10T13:55:36Z, 2026-10-10 13:55:36 (UTC),
+    /// 10/Oct/2026:13:55:36 +0000, @UNIX)
+    #[arg(long, value_parser = clock::parse_bound)]
+    pub since: Option<i64>,
+
+    /// Keep requests before this time (same forms as --since)
+    #[arg(long, value_parser = clock::parse_bound)]
+    pub until: Option<i64>,
+
+    /// Only the last N lines (of all inputs together), as calomel's script reads its log
+    /// (keeps N small records, 32 bytes each, and reads on one thread)
+    #[arg(long, value_name = "N")]
+    pub last: Option<u64>,
+
+    /// Histogram bin width
+    #[arg(long, default_value = "100ms")]
+    pub bin: Duration,
+
+    /// Upper edge of the last bin; slower requests go to one overflow bin
+    #[arg(long, default_value = "6s")]
+    pub max: Duration,
+
+    /// Report the share of requests under this time (default: the bin width)
+    #[arg(long)]
+    pub threshold: Option<Duration>,
+
+    /// Exact percentiles (memory grows with the number of distinct times)
+    #[arg(long)]
+    pub exact: bool,
+
+    /// Parsing threads (default: the CPUs available; --last reads on one)
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// Confidence level of the comparison, in percent
+    #[arg(long, default_value_t = 95.0)]
+    pub confidence: f64,
+
+    /// With --compare: exit 1 when the test finds a difference
+    #[arg(long, requires = "compare")]
+    pub fail_on_difference: bool,
+
+    /// Print JSON (schema linerate.logdist/1 or linerate.logdist.compare/1)
+    #[arg(long)]
+    pub json: bool,
+
+    /// Write the histogram and CDF as SVG
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+
+    /// Write the histogram and CDF as PNG
+    #[arg(long, value_name = "FILE")]
+    pub png: Option<PathBuf>,
+}
+
+const AFTER_HELP: &str = "\
+Formats: nginx combined/common with $request_time [$upstream_response_time] appended \
+(seconds), Apache with %D (microseconds, apache-us) or %T (seconds, apache-s), JSON lines \
+(--field a.b.c), or any line with --regex '(?P<time>[0-9.]+)'. --format auto detects nginx, \
+apache-us and json from the first lines.
+
+Percentiles use the nearest rank. Without --exact they come from a log-linear histogram \
+with bounded memory and are within ±0.049 % (1/2048) of the exact value; mean, min and max \
+are always exact. Lines without a usable time are counted by reason, never fatal unless no \
+line gives a time.
+
+--compare BEFORE AFTER tests the two distributions with the two-sample Kolmogorov-Smirnov \
+test (asymptotic Kolmogorov distribution with Stephens' small-sample correction): it compares \
+whole distributions, so a shorter tail or a larger share under the threshold counts even when \
+the median does not move. \"No difference proven\" means p >= 1 - confidence.";
+
+fn parse_unit(s: &str) -> Result<u64, String> {
+    match s {
+        "s" => Ok(1_000_000_000),
+        "ms" => Ok(1_000_000),
+        "us" | "µs" => Ok(1_000),
+        "ns" => Ok(1),
+        _ => Err(format!("--unit {s:?}: use s, ms, us or ns")),
+    }
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let args = *args.options;
+    let bin_ns = args.bin.as_nanos();
+    if bin_ns == 0 {
+        bail!("--bin {}: the bin width must be above zero", args.bin);
+    }
+    let max_ns = args.max.as_nanos();
+    if max_ns < bin_ns {
+        bail!("--max {} is below --bin {}", args.max, args.bin);
+    }
+    let bins = max_ns.div_ceil(bin_ns);
+    if bins > 100_000 {
+        bail!(
+            "--max {} / --bin {} makes {bins} bins; at most 100000",
+            args.max,
+            args.bin
+        );
+    }
+    if !(args.confidence > 0.0 && args.confidence < 100.0) {
+        bail!(
+            "--confidence {}: give a percentage between 0 and 100",
+            args.confidence
+        );
+    }
+    if args.regex.is_some() && !matches!(args.format, Format::Auto | Format::Regex) {
+        bail!(
+            "--regex goes with --format regex (or auto), not {}",
+            args.format.name()
+        );
+    }
+    let path = args
+        .path_regex
+        .as_deref()
+        .map(regex::bytes::Regex::new)
+        .transpose()
+        .context("--path-regex")?;
+    let filters = Filters {
+        statuses: match &args.status {
+            Some(list) => filter::parse_statuses(list).map_err(anyhow::Error::msg)?,
+            None => Vec::new(),
+        },
+        methods: args.method.iter().map(|m| m.as_bytes().to_vec()).collect(),
+        path,
+        since: args.since,
+        until: args.until,
+    };
+    let choice = FieldChoice {
+        field: args.field.clone(),
+        unit_ns: args.unit,
+        regex: args.regex.clone(),
+    };
+    let plan = Plan {
+        format: args.format,
+        choice: &choice,
+        filters: &filters,
+        exact: args.exact,
+        last: args.last,
+        bin_ns,
+        bins: usize::try_from(bins).unwrap_or(100_000),
+        threshold_ns: args.threshold.map_or(bin_ns, Duration::as_nanos),
+        threads: match args.threads {
+            Some(0) => bail!("--threads 0: give at least 1"),
+            Some(n) => n.min(64),
+            None => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
+        },
+    };
+
+    match &args.compare {
+        Some(pair) => {
+            let [before, after] = pair.as_slice() else {
+                bail!("--compare takes two files: BEFORE AFTER");
+            };
+            if before.as_os_str() == "-" && after.as_os_str() == "-" {
+                bail!("--compare - -: stdin can be only one of BEFORE and AFTER");
+            }
+            let before = read_set(std::slice::from_ref(before), &plan)?;
+            let after = read_set(std::slice::from_ref(after), &plan)?;
+            let comparison = Comparison::new(&before, &after, 1.0 - args.confidence / 100.0);
+            plot::write_requested(
+                args.svg.as_deref(),
+                args.png.as_deref(),
+                &[("BEFORE", &comparison.before), ("AFTER", &comparison.after)],
+            )?;
+            if args.json {
+                print_json(&comparison)?;
+            } else {
+                output::print_text(&render::comparison(&comparison))?;
+            }
+            let differs = comparison.test.as_ref().is_some_and(|t| t.differs);
+            if args.fail_on_difference && differs {
+                return Ok(ExitCode::from(1));
+            }
+        }
+        None => {
+            let set = read_set(&args.files, &plan)?;
+            let summary = Summary::new(&set);
+            plot::write_requested(args.svg.as_deref(), args.png.as_deref(), &[("", &summary)])?;
+            if args.json {
+                print_json(&Report {
+                    schema: "linerate.logdist/1",
+                    summary,
+                })?;
+            } else {
+                output::print_text(&render::summary(&summary))?;
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Serialises first, so a closed stdout shows up as the plain I/O error that the exit-code
+/// mapping treats as success (`| head`).
+fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
+    let mut text = serde_json::to_string_pretty(value)?;
+    text.push('\n');
+    output::print_text(&text)
+}
+
+/// Reads one data set; fails only when no line gives a time.
+fn read_set(files: &[PathBuf], plan: &Plan<'_>) -> anyhow::Result<DataSet> {
+    let sources: Vec<Source> = files.iter().map(|f| Source::from_arg(f)).collect();
+    if sources.iter().filter(|s| **s == Source::Stdin).count() > 1 {
+        bail!("stdin (-) can be read only once");
+    }
+    let set = analyze::analyze(&sources, plan)?;
+    if set.distribution.count() > 0 {
+        return Ok(set);
+    }
+    let names: Vec<String> = sources.iter().map(Source::name).collect();
+    let names = names.join(", ");
+    let broken: Vec<String> = set
+        .inputs
+        .iter()
+        .filter_map(|i| {
+            let err = i.end.stream_error.as_ref()?;
+            Some(format!(
+                "{}: the gzip stream broke after {} lines: {err}",
+                i.name, i.end.lines
+            ))
+        })
+        .collect();
+    if !broken.is_empty() && set.lines <= broken.len() as u64 {
+        bail!("{}", broken.join("; "));
+    }
+    if set.lines == 0 {
+        bail!("{names}: no lines to read");
+    }
+    if set.filtered > 0 && set.skipped_total() < set.lines {
+        bail!(
+            "{names}: no line passed the filters ({} parsed, all filtered out)",
+            set.filtered
+        );
+    }
+    match &set.first_bad {
+        Some(bad) => {
+            let name = set
+                .inputs
+                .get(bad.input)
+                .map_or(names.as_str(), |i| i.name.as_str());
+            bail!(
+                "{name}: no line gives a response time ({} lines skipped); the first bad line, \
+                 {name}:{}, is {}: {:?}",
+                set.skipped_total(),
+                bad.line,
+                bad.reason.describe(),
+                bad.text
+            )
+        }
+        None => bail!("{names}: no line gives a response time"),
+    }
 }

@@ -1,11 +1,157 @@
-//! `linerate report`.
+//! `linerate report (RUN…|--experiment ID|--last N) -o report.html`: one self-contained HTML
+//! file with the summary, comparison, charts and host facts; charts also as SVG/PNG files.
 
+mod write;
+
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use anyhow::Context;
+use linerate_report::ReportInput;
+use linerate_store::{RunFilter, RunId};
+
+use super::compare::{analysis, verdicts};
+use super::history::DbArgs;
+use crate::output;
 
 /// Arguments of `linerate report`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+#[command(group = clap::ArgGroup::new("which").required(true).args(["runs", "experiment", "last"]))]
+pub struct Args {
+    /// Runs to report on (ids from `linerate history`); several ids joined by commas form
+    /// one group of repetitions, e.g. `1,2,3 4,5,6`
+    #[arg(value_name = "RUN")]
+    runs: Vec<String>,
+    /// Report on an experiment: its variants compared, and its sweep curve if it has one
+    #[arg(long, value_name = "ID", conflicts_with_all = ["runs", "last"])]
+    experiment: Option<String>,
+    /// Report on the N most recent runs
+    #[arg(long, value_name = "N", conflicts_with = "runs")]
+    last: Option<usize>,
+    /// The HTML file to write
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Also write every chart as an SVG file into DIR
+    #[arg(long, value_name = "DIR")]
+    svg: Option<PathBuf>,
+    /// Also write every chart as a PNG file into DIR
+    #[arg(long, value_name = "DIR")]
+    png: Option<PathBuf>,
+    /// The report's title
+    #[arg(long)]
+    title: Option<String>,
+    /// Confidence level for comparisons, percent
+    #[arg(short, long, default_value_t = 95.0, value_name = "PERCENT")]
+    confidence: f64,
+    /// Print what was written as JSON (schema linerate.report/1)
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    db: DbArgs,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    super::not_built("report", "Results store")
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.output.is_none() && args.svg.is_none() && args.png.is_none() {
+        anyhow::bail!("say where to write: -o report.html, --svg DIR or --png DIR");
+    }
+    let store = args.db.open()?;
+    let (groups, title) = if let Some(exp) = &args.experiment {
+        (
+            analysis::experiment_groups(&store, exp)?,
+            format!("Experiment {exp}"),
+        )
+    } else if let Some(n) = args.last {
+        let listed = store.list(&RunFilter {
+            last: Some(n),
+            ..RunFilter::default()
+        })?;
+        if listed.is_empty() {
+            anyhow::bail!("no runs in {}", store.path().display());
+        }
+        let ids: Vec<Vec<RunId>> = listed.iter().map(|r| vec![r.id]).collect();
+        (
+            analysis::load_groups(&store, &ids)?,
+            format!("The last {} runs", listed.len()),
+        )
+    } else {
+        let ids = analysis::parse_groups(&args.runs)?;
+        (
+            analysis::load_groups(&store, &ids)?,
+            "linerate report".to_owned(),
+        )
+    };
+    // The last N runs may be anything (tcp and udp, other peers): only runs the user chose,
+    // or an experiment's variants, are compared.
+    let comparison = if args.last.is_some() {
+        None
+    } else {
+        verdicts::compare_groups(&groups, args.confidence)?
+    };
+    let comparison_title = match (&args.experiment, groups.first()) {
+        (Some(_), Some(base)) => format!("Variants compared with {}", base.label),
+        (None, Some(base)) => format!("Runs compared with {}", base.label),
+        _ => String::new(),
+    };
+    let runs = groups
+        .iter()
+        .flat_map(|g| g.runs.iter().cloned())
+        .collect::<Vec<_>>();
+    let input = ReportInput {
+        title: args.title.clone().unwrap_or(title),
+        generated_at: now(),
+        database: Some(store.path().display().to_string()),
+        comparison: comparison.as_ref().map(|c| c.for_report(&comparison_title)),
+        sweep: verdicts::sweep(&groups, comparison.as_ref()),
+        runs,
+        max_run_charts: 24,
+    };
+    let report = linerate_report::build(&input)?;
+    let mut written = Vec::new();
+    if let Some(path) = &args.output {
+        write::atomically(path, report.html.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        written.push(serde_json::json!({"kind": "html", "path": path, "bytes": report.html.len()}));
+    }
+    if let Some(dir) = &args.svg {
+        for chart in &report.charts {
+            let path = dir.join(format!("{}.svg", chart.name));
+            write::atomically(&path, chart.svg.as_bytes())
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            written
+                .push(serde_json::json!({"kind": "svg", "path": path, "bytes": chart.svg.len()}));
+        }
+    }
+    if let Some(dir) = &args.png {
+        for chart in &report.charts {
+            let png = linerate_report::png::svg_to_png(&chart.svg, 1.0)?;
+            let path = dir.join(format!("{}.png", chart.name));
+            write::atomically(&path, &png)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            written.push(serde_json::json!({"kind": "png", "path": path, "bytes": png.len()}));
+        }
+    }
+    if args.json {
+        output::print_json(&serde_json::json!({
+            "schema": "linerate.report/1",
+            "runs": input.runs.iter().map(|(id, _)| id).collect::<Vec<_>>(),
+            "files": written,
+        }))?;
+    } else {
+        let mut text = String::new();
+        for w in &written {
+            text.push_str(&format!(
+                "wrote {} ({} bytes)\n",
+                w["path"].as_str().unwrap_or_default(),
+                w["bytes"]
+            ));
+        }
+        output::print_text(&text)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }

@@ -1,11 +1,35 @@
-//! `linerate show`.
+//! `linerate show RUN`: one stored run, as the client printed it, or as iperf3-schema JSON.
+
+mod text;
 
 use std::process::ExitCode;
 
+use linerate_store::RunId;
+
+use super::history::DbArgs;
+use crate::output;
+
 /// Arguments of `linerate show`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The run's id (as `linerate history` lists it)
+    #[arg(value_name = "RUN")]
+    run: RunId,
+    /// Print the run as iperf3-schema JSON (start/intervals/end, plus a `linerate` object
+    /// with schema linerate.run/1 and the stored context)
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    db: DbArgs,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    super::not_built("show", "Results store")
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let store = args.db.open()?;
+    let run = store.run(args.run)?;
+    if args.json {
+        output::print_json(&text::document(args.run, &run))?;
+    } else {
+        output::print_text(&text::render(args.run, &run))?;
+    }
+    Ok(ExitCode::SUCCESS)
 }

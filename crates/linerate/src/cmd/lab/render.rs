@@ -258,22 +258,8 @@ pub fn quantity(value: f64, unit: &str) -> String {
     }
 }
 
-fn mean_sd(values: &[f64]) -> (f64, f64) {
-    let n = values.len() as f64;
-    if values.is_empty() {
-        return (f64::NAN, f64::NAN);
-    }
-    let mean = values.iter().sum::<f64>() / n;
-    let var = if values.len() > 1 {
-        values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)
-    } else {
-        0.0
-    };
-    (mean, var.sqrt())
-}
-
-/// `lab run` as text: one line per variant, mean ± standard deviation, and the change of the
-/// mean against the baseline (the first variant).
+/// `lab run` as text: per variant the mean ± standard deviation with min … max and N, and
+/// against the baseline (the first variant) ministat's verdict at 95 % confidence.
 pub fn run_text(
     e: &linerate_lab::experiment::Experiment,
     r: &linerate_lab::runner::ExperimentResult,
@@ -282,36 +268,38 @@ pub fn run_text(
         "experiment {} ({} repetitions, load: {}, lab {})\n",
         r.experiment, e.repetitions, r.load, r.lab
     );
-    let base = r.variants.first().map(|v| mean_sd(&v.values).0);
     let width = r.variants.iter().map(|v| v.name.len()).max().unwrap_or(8);
     for (i, v) in r.variants.iter().enumerate() {
         let unit = v.unit.unwrap_or("");
-        let (mean, sd) = mean_sd(&v.values);
-        let min = v.values.iter().copied().fold(f64::INFINITY, f64::min);
-        let max = v.values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let s = &v.summary;
         let mut line = if v.values.is_empty() {
             format!("  {:<width$}  no successful run", v.name)
         } else {
             format!(
                 "  {:<width$}  {} ± {}  ({} … {}, N={})",
                 v.name,
-                quantity(mean, unit),
-                quantity(sd, unit),
-                quantity(min, unit),
-                quantity(max, unit),
-                v.values.len()
+                quantity(s.mean, unit),
+                quantity(if s.stddev.is_finite() { s.stddev } else { 0.0 }, unit),
+                quantity(s.min, unit),
+                quantity(s.max, unit),
+                s.n
             )
         };
         if i == 0 {
             line.push_str("  baseline");
-        } else if let Some(b) = base.filter(|b| b.is_finite() && *b != 0.0 && mean.is_finite()) {
-            line.push_str(&format!("  {:+.1} % vs baseline", 100.0 * (mean - b) / b));
         }
         if v.failed > 0 {
             line.push_str(&format!("  ({} failed)", v.failed));
         }
         out.push_str(&line);
         out.push('\n');
+        if let Some(c) = &v.vs_baseline {
+            for l in c.verdict().lines() {
+                out.push_str(&format!("      {}\n", l.trim_start_matches('\t')));
+            }
+        } else if i > 0 {
+            out.push_str("      (no comparison: needs at least 2 successful runs of this variant and of the baseline)\n");
+        }
     }
     if let Some(sweep) = &e.sweep {
         out.push_str(&sweep_curve(&sweep.parameter, &sweep.values, r));
@@ -327,13 +315,14 @@ pub fn run_text(
     out
 }
 
-/// A sweep's ASCII curve: one bar per value, scaled to the best mean, and the best value.
+/// A sweep's ASCII curve: one bar per value scaled to the best mean, then the best value and
+/// whether it beats the runner-up at 95 % confidence.
 fn sweep_curve(
     parameter: &str,
     values: &[String],
     r: &linerate_lab::runner::ExperimentResult,
 ) -> String {
-    let means: Vec<f64> = r.variants.iter().map(|v| mean_sd(&v.values).0).collect();
+    let means: Vec<f64> = r.variants.iter().map(|v| v.summary.mean).collect();
     let best = means
         .iter()
         .copied()
@@ -357,11 +346,32 @@ fn sweep_curve(
             quantity(*mean, unit)
         ));
     }
-    if let Some((value, _)) = values.iter().zip(&means).find(|(_, m)| **m == best) {
-        out.push_str(&format!(
-            "  best mean: {parameter} = {value} ({})\n",
-            quantity(best, unit)
-        ));
+    let Some(bi) = means.iter().position(|m| *m == best) else {
+        return out;
+    };
+    out.push_str(&format!(
+        "  best mean: {parameter} = {} ({})\n",
+        values[bi],
+        quantity(best, unit)
+    ));
+    let runner_up = means
+        .iter()
+        .enumerate()
+        .filter(|(i, m)| *i != bi && m.is_finite())
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map(|(i, _)| i);
+    if let Some(ri) = runner_up {
+        let (b, o) = (&r.variants[ri].summary, &r.variants[bi].summary);
+        if b.n >= 2 && o.n >= 2 {
+            let c = linerate_stats::compare(b, o, linerate_stats::Confidence::P95);
+            let first = c.verdict().lines().next().unwrap_or_default().to_owned();
+            out.push_str(&format!(
+                "  against the runner-up ({} = {}): {first}\n",
+                parameter, values[ri]
+            ));
+        } else {
+            out.push_str("  (the best value's confidence needs at least 2 runs per value: --repeat 2 or more)\n");
+        }
     }
     out
 }
@@ -377,6 +387,8 @@ mod tests {
             unit: Some("bit/s"),
             values: values.to_vec(),
             failed: 0,
+            summary: linerate_stats::Summary::of(values),
+            vs_baseline: None,
         }
     }
 
@@ -388,7 +400,7 @@ mod tests {
             lab: "x".into(),
             load: "iperf3",
             runs: vec![],
-            variants: vec![variant("a", &[25e6, 25e6]), variant("b", &[100e6, 100e6])],
+            variants: vec![variant("a", &[25e6, 25e6]), variant("b", &[99e6, 101e6])],
         };
         let text = sweep_curve("link.mtu", &["1500".into(), "9000".into()], &r);
         let lines: Vec<&str> = text.lines().collect();
@@ -401,7 +413,10 @@ mod tests {
             format!("  9000 |{}| 100.0 Mbit/s", "#".repeat(50))
         );
         assert_eq!(lines[4], "  best mean: link.mtu = 9000 (100.0 Mbit/s)");
+        assert_eq!(
+            lines[5],
+            "  against the runner-up (link.mtu = 1500): Difference at 95.0% confidence"
+        );
         assert_eq!(quantity(252_600.0, "packet/s"), "252.6 kpps");
-        assert_eq!(mean_sd(&[1.0, 3.0]), (2.0, 2.0f64.sqrt()));
     }
 }

@@ -1,0 +1,715 @@
+//! Charts drawn with plotters into SVG strings (and rasterised to PNG by [`crate::png`]).
+//!
+//! Readability rules every chart follows: axes carry their quantity and unit, every series
+//! has a legend entry (or the chart has one series and a caption that names it), the y range
+//! leaves headroom so the legend never sits on the data, and label areas are sized from the
+//! longest label so nothing overlaps.
+
+use plotters::coord::Shift;
+use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use crate::ReportError;
+use crate::format::rate_scale;
+use linerate_store::{Direction, Latency, RunRecord};
+
+/// One chart: a name for files (`run-3-throughput`) and its SVG text.
+#[derive(Debug, Clone)]
+pub struct Chart {
+    /// File stem: letters, digits and dashes.
+    pub name: String,
+    /// What the chart shows, for captions and alt text.
+    pub title: String,
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// The SVG document.
+    pub svg: String,
+}
+
+/// A bar of a comparison chart: one variant (or run) with its mean and confidence interval.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bar {
+    /// The label under the bar.
+    pub label: String,
+    /// The mean, bits/s.
+    pub mean: f64,
+    /// The confidence interval of the mean, bits/s.
+    pub ci: Option<(f64, f64)>,
+}
+
+/// A point of a sweep curve.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepPoint {
+    /// The swept parameter's value.
+    pub x: f64,
+    /// The mean throughput, bits/s.
+    pub mean: f64,
+    /// Its confidence interval, bits/s.
+    pub ci: Option<(f64, f64)>,
+}
+
+/// Okabe–Ito colours: distinguishable with the common colour-vision deficiencies.
+pub const PALETTE: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(213, 94, 0),
+    RGBColor(240, 228, 66),
+    RGBColor(0, 0, 0),
+];
+
+const FONT: &str = "sans-serif";
+const AXIS: RGBColor = RGBColor(60, 60, 60);
+
+fn err<E: std::fmt::Display>(e: E) -> ReportError {
+    ReportError::Chart(e.to_string())
+}
+
+fn render(
+    name: String,
+    title: String,
+    (width, height): (u32, u32),
+    draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), ReportError>,
+) -> Result<Chart, ReportError> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        draw(&root)?;
+        root.present().map_err(err)?;
+    }
+    Ok(Chart {
+        name,
+        title,
+        width,
+        height,
+        svg,
+    })
+}
+
+/// Pixels a label needs at `size`-pixel sans-serif (an upper estimate: browsers' fonts vary).
+fn text_width(text: &str, size: u32) -> u32 {
+    let chars = u32::try_from(text.chars().count()).unwrap_or(u32::MAX);
+    chars.saturating_mul(size * 62 / 100) + 8
+}
+
+/// "3.50" → "3.5", "4.00" → "4": tick labels without noise.
+fn tick(v: f64) -> String {
+    let s = format!("{v:.2}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" { "0".into() } else { s.to_owned() }
+}
+
+/// One variant's repetitions overlaid: each run's total throughput over time (forward
+/// direction, warm-up excluded), so drift and outliers between repetitions show.
+pub fn repetitions(
+    runs: &[(String, &RunRecord)],
+    name: &str,
+    title: &str,
+) -> Result<Chart, ReportError> {
+    let series: Vec<(String, Vec<(f64, f64)>)> = runs
+        .iter()
+        .map(|(label, run)| {
+            let points = run
+                .throughput_series()
+                .iter()
+                .flat_map(|s| [(s.start_s, s.bits_per_second), (s.end_s, s.bits_per_second)])
+                .collect();
+            (label.clone(), points)
+        })
+        .filter(|(_, p): &(String, Vec<(f64, f64)>)| !p.is_empty())
+        .collect();
+    if series.is_empty() {
+        return Err(ReportError::NoData(format!(
+            "{title}: the runs have no interval samples"
+        )));
+    }
+    let max_x = series
+        .iter()
+        .flat_map(|s| s.1.iter().map(|p| p.0))
+        .fold(0.0_f64, f64::max)
+        .max(1.0);
+    let max_y = series
+        .iter()
+        .flat_map(|s| s.1.iter().map(|p| p.1))
+        .fold(0.0_f64, f64::max);
+    let (div, unit) = rate_scale(max_y);
+    #[allow(clippy::cast_precision_loss)]
+    let headroom = 1.1 + 0.075 * series.len().min(10) as f64;
+    let top = if max_y > 0.0 {
+        max_y / div * headroom
+    } else {
+        1.0
+    };
+    let y_label_width = text_width(&tick(top), 15) + 34;
+    render(name.to_owned(), title.to_owned(), (900, 380), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, (FONT, 20))
+            .margin(14)
+            .x_label_area_size(50)
+            .y_label_area_size(y_label_width)
+            .build_cartesian_2d(0.0..max_x, 0.0..top)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc("time since start (s)")
+            .y_desc(format!("total throughput ({unit})"))
+            .axis_desc_style((FONT, 17))
+            .label_style((FONT, 15))
+            .x_label_formatter(&|v| tick(*v))
+            .y_label_formatter(&|v| tick(*v))
+            .max_light_lines(0)
+            .bold_line_style(RGBColor(225, 225, 225))
+            .axis_style(AXIS)
+            .draw()
+            .map_err(err)?;
+        for (i, (label, points)) in series.iter().enumerate() {
+            let style = PALETTE[[0, 1, 2, 3, 4, 5, 7][i % 7]].stroke_width(2);
+            let pts: Vec<(f64, f64)> = points.iter().map(|&(x, y)| (x, y / div)).collect();
+            let drawn = chart
+                .draw_series(LineSeries::new(pts, style))
+                .map_err(err)?;
+            if i < 10 {
+                drawn
+                    .label(label.clone())
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], style));
+            }
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .label_font((FONT, 15))
+            .background_style(WHITE.mix(0.9))
+            .border_style(RGBColor(180, 180, 180))
+            .draw()
+            .map_err(err)?;
+        Ok(())
+    })
+}
+
+/// Throughput over time: each interval's rate drawn as a step over the interval, one line
+/// per stream and a bold line for the total (one per direction for `--bidir`).
+pub fn throughput(run: &RunRecord, name: &str, title: &str) -> Result<Chart, ReportError> {
+    struct Series {
+        label: String,
+        points: Vec<(f64, f64)>,
+        total: bool,
+        forward: bool,
+    }
+    let mut series: Vec<Series> = Vec::new();
+    let bidir = run.direction == Direction::Bidir;
+    let direction_label = |sender: bool| {
+        if !bidir {
+            ""
+        } else if sender {
+            " (client → server)"
+        } else {
+            " (server → client)"
+        }
+    };
+    let per_stream = run.streams > 1;
+    for s in &run.intervals {
+        let (label, total) = match s.stream {
+            Some(id) if per_stream => (format!("stream {id}{}", direction_label(s.sender)), false),
+            Some(_) => continue,
+            None => (format!("total{}", direction_label(s.sender)), true),
+        };
+        let series = match series.iter_mut().position(|x| x.label == label) {
+            Some(i) => &mut series[i],
+            None => {
+                series.push(Series {
+                    label,
+                    points: Vec::new(),
+                    total,
+                    forward: s.sender || !bidir,
+                });
+                let last = series.len() - 1;
+                &mut series[last]
+            }
+        };
+        series.points.push((s.start_s, s.bits_per_second));
+        series.points.push((s.end_s, s.bits_per_second));
+    }
+    if series.is_empty() {
+        return Err(ReportError::NoData(format!(
+            "{title}: the run has no interval samples"
+        )));
+    }
+    let max_x = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0))
+        .fold(0.0_f64, f64::max)
+        .max(1.0);
+    let max_y = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .fold(0.0_f64, f64::max);
+    let (div, unit) = rate_scale(max_y);
+    // Many streams: draw them thin and grey under one legend entry.
+    let streams = series.iter().filter(|s| !s.total).count();
+    let crowded = streams > 8;
+    let legend_rows = if crowded {
+        1 + series.iter().filter(|s| s.total).count()
+    } else {
+        series.len()
+    };
+    // Headroom above the data for the legend box (≈ 20 px per row of a 330 px plot).
+    #[allow(clippy::cast_precision_loss)]
+    let headroom = 1.1 + 0.075 * legend_rows as f64;
+    let top = if max_y > 0.0 {
+        max_y / div * headroom
+    } else {
+        1.0
+    };
+    let y_label_width = text_width(&tick(top), 15) + 34;
+    render(name.to_owned(), title.to_owned(), (900, 420), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, (FONT, 20))
+            .margin(14)
+            .x_label_area_size(50)
+            .y_label_area_size(y_label_width)
+            .build_cartesian_2d(0.0..max_x, 0.0..top)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc("time since start (s)")
+            .y_desc(format!("throughput ({unit})"))
+            .axis_desc_style((FONT, 17))
+            .label_style((FONT, 15))
+            .x_label_formatter(&|v| tick(*v))
+            .y_label_formatter(&|v| tick(*v))
+            .max_light_lines(0)
+            .bold_line_style(RGBColor(225, 225, 225))
+            .axis_style(AXIS)
+            .draw()
+            .map_err(err)?;
+        let mut colour = 0;
+        let mut grey_labelled = false;
+        for s in &series {
+            let pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (x, y / div)).collect();
+            let (style, label): (ShapeStyle, Option<String>) = if s.total {
+                if s.forward {
+                    (PALETTE[7].stroke_width(4), Some(s.label.clone()))
+                } else {
+                    (PALETTE[5].stroke_width(2), Some(s.label.clone()))
+                }
+            } else if crowded {
+                let label = (!grey_labelled).then(|| format!("each of {streams} streams"));
+                grey_labelled = true;
+                (RGBColor(170, 170, 170).stroke_width(1), label)
+            } else {
+                let c = PALETTE[[0, 1, 2, 3, 4, 6][colour % 6]];
+                colour += 1;
+                (c.stroke_width(2), Some(s.label.clone()))
+            };
+            let drawn = chart
+                .draw_series(LineSeries::new(pts, style))
+                .map_err(err)?;
+            if let Some(label) = label {
+                drawn
+                    .label(label)
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], style));
+            }
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .label_font((FONT, 15))
+            .background_style(WHITE.mix(0.9))
+            .border_style(RGBColor(180, 180, 180))
+            .draw()
+            .map_err(err)?;
+        Ok(())
+    })
+}
+
+/// The latency distribution of a request/response run: histogram on the left, CDF on the
+/// right. The latency axis is logarithmic when the buckets span more than a factor of 20.
+pub fn latency(latency: &Latency, name: &str, title: &str) -> Result<Chart, ReportError> {
+    let buckets: Vec<_> = latency
+        .buckets
+        .iter()
+        .filter(|b| b.upper_us > 0.0)
+        .copied()
+        .collect();
+    let total: u64 = buckets.iter().map(|b| b.count).sum();
+    if buckets.is_empty() || total == 0 {
+        return Err(ReportError::NoData(format!(
+            "{title}: the latency histogram is empty"
+        )));
+    }
+    // Each bucket spans (previous bound, its bound]; the first one gets its neighbour's width
+    // (its ratio on a log axis).
+    let mut spans = Vec::new();
+    for (i, b) in buckets.iter().enumerate() {
+        let lower = if i == 0 {
+            match buckets.get(1) {
+                Some(next) => b.upper_us * b.upper_us / next.upper_us,
+                None => b.upper_us / 2.0,
+            }
+        } else {
+            buckets[i - 1].upper_us
+        };
+        #[allow(clippy::cast_precision_loss)]
+        let share = b.count as f64 / total as f64 * 100.0;
+        spans.push((lower.max(b.upper_us * 1e-3), b.upper_us, share));
+    }
+    let lo = spans.first().map_or(1.0, |s| s.0);
+    let hi = spans.last().map_or(10.0, |s| s.1);
+    let log = hi / lo > 20.0;
+    let data = LatencyData {
+        spans,
+        percentiles: latency.percentiles.clone(),
+        title: title.to_owned(),
+    };
+    render(name.to_owned(), title.to_owned(), (900, 400), |root| {
+        let (left, right) = root.split_horizontally(450);
+        if log {
+            let x = || ((lo / 1.1)..(hi * 1.1)).log_scale();
+            data.draw(&left, &right, x(), x())
+        } else {
+            let pad = (hi - lo) * 0.04;
+            let x = || (lo - pad).max(0.0)..(hi + pad);
+            data.draw(&left, &right, x(), x())
+        }
+    })
+}
+
+struct LatencyData {
+    /// (lower µs, upper µs, share %).
+    spans: Vec<(f64, f64, f64)>,
+    percentiles: Vec<(f64, f64)>,
+    title: String,
+}
+
+impl LatencyData {
+    fn draw<X>(
+        &self,
+        left: &DrawingArea<SVGBackend<'_>, Shift>,
+        right: &DrawingArea<SVGBackend<'_>, Shift>,
+        x_hist: X,
+        x_cdf: X,
+    ) -> Result<(), ReportError>
+    where
+        X: AsRangedCoord<Value = f64>,
+        X::CoordDescType: ValueFormatter<f64>,
+    {
+        let max_share = self.spans.iter().map(|s| s.2).fold(0.0, f64::max);
+        let mut hist = ChartBuilder::on(left)
+            .caption(format!("{}: histogram", self.title), (FONT, 18))
+            .margin(10)
+            .x_label_area_size(48)
+            .y_label_area_size(64)
+            .build_cartesian_2d(x_hist, 0.0..(max_share * 1.15))
+            .map_err(err)?;
+        mesh(&mut hist, "latency (µs)", "transactions (%)")?;
+        hist.draw_series(self.spans.iter().map(|&(l, u, share)| {
+            Rectangle::new([(l, 0.0), (u, share)], PALETTE[0].mix(0.8).filled())
+        }))
+        .map_err(err)?;
+        let mut cdf = ChartBuilder::on(right)
+            .caption(format!("{}: CDF", self.title), (FONT, 18))
+            .margin(10)
+            .x_label_area_size(48)
+            .y_label_area_size(64)
+            .build_cartesian_2d(x_cdf, 0.0..100.0)
+            .map_err(err)?;
+        mesh(&mut cdf, "latency (µs)", "transactions at or below (%)")?;
+        let mut cumulative = 0.0;
+        let mut points = vec![(self.spans.first().map_or(0.0, |s| s.0), 0.0)];
+        for &(_, u, share) in &self.spans {
+            cumulative += share;
+            points.push((u, cumulative.min(100.0)));
+        }
+        let style = PALETTE[5].stroke_width(2);
+        cdf.draw_series(LineSeries::new(points, style))
+            .map_err(err)?
+            .label("share at or below")
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], style));
+        let marks: Vec<(f64, f64)> = self
+            .percentiles
+            .iter()
+            .copied()
+            .filter(|(p, _)| [50.0, 90.0, 99.0].contains(p))
+            .collect();
+        if !marks.is_empty() {
+            cdf.draw_series(
+                marks
+                    .iter()
+                    .map(|&(p, us)| Circle::new((us, p), 4, PALETTE[0].filled())),
+            )
+            .map_err(err)?
+            .label("percentiles the engine measured")
+            .legend(|(x, y)| Circle::new((x + 11, y), 4, PALETTE[0].filled()));
+            // Labels right of the point, below it so the curve does not cross them.
+            cdf.draw_series(marks.iter().map(|&(p, us)| {
+                EmptyElement::at((us, p))
+                    + Text::new(
+                        format!("p{p}: {} µs", tick(us)),
+                        (8, 6),
+                        (FONT, 14).into_font().color(&AXIS),
+                    )
+            }))
+            .map_err(err)?;
+        }
+        // A CDF climbs from lower left to upper right: the lower right corner is free.
+        cdf.configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .label_font((FONT, 15))
+            .background_style(WHITE.mix(0.9))
+            .border_style(RGBColor(180, 180, 180))
+            .draw()
+            .map_err(err)?;
+        Ok(())
+    }
+}
+
+fn mesh<'a, DB, X, Y>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    x_desc: &str,
+    y_desc: &str,
+) -> Result<(), ReportError>
+where
+    DB: DrawingBackend + 'a,
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .axis_desc_style((FONT, 17))
+        .label_style((FONT, 15))
+        .x_label_formatter(&|v| tick(*v))
+        .y_label_formatter(&|v| tick(*v))
+        .x_labels(6)
+        .max_light_lines(0)
+        .bold_line_style(RGBColor(225, 225, 225))
+        .axis_style(AXIS)
+        .draw()
+        .map_err(err)
+}
+
+/// Horizontal bars, one per variant (or run), with the confidence interval as an error bar.
+pub fn bars(
+    bars: &[Bar],
+    name: &str,
+    title: &str,
+    confidence: Option<f64>,
+) -> Result<Chart, ReportError> {
+    if bars.is_empty() {
+        return Err(ReportError::NoData(format!("{title}: nothing to compare")));
+    }
+    let max = bars
+        .iter()
+        .map(|b| b.ci.map_or(b.mean, |c| c.1.max(b.mean)))
+        .fold(0.0_f64, f64::max);
+    let (div, unit) = rate_scale(max);
+    let labels: Vec<String> = bars.iter().map(|b| shorten(&b.label, 28)).collect();
+    let label_width = labels.iter().map(|l| text_width(l, 15)).max().unwrap_or(60) + 10;
+    let n = bars.len();
+    let height = u32::try_from(110 + 44 * n).unwrap_or(2000).min(2000);
+    let top = if max > 0.0 { max / div * 1.15 } else { 1.0 };
+    let x_desc = match confidence {
+        Some(c) => format!("mean throughput ({unit}); whiskers: {c}% confidence interval"),
+        None => format!("mean throughput ({unit})"),
+    };
+    #[allow(clippy::cast_precision_loss)]
+    let rows = n as f64;
+    // Row i (from the top) is centred at y = n − i − ½.
+    #[allow(clippy::cast_precision_loss)]
+    let centre = |i: usize| rows - i as f64 - 0.5;
+    render(name.to_owned(), title.to_owned(), (900, height), |root| {
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, (FONT, 20))
+            .margin(12)
+            .x_label_area_size(52)
+            .y_label_area_size(label_width)
+            .build_cartesian_2d(0.0..top, 0.0..rows)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc(x_desc)
+            .axis_desc_style((FONT, 17))
+            .label_style((FONT, 15))
+            .x_label_formatter(&|v| tick(*v))
+            .y_labels(0)
+            .disable_y_mesh()
+            .max_light_lines(0)
+            .bold_line_style(RGBColor(225, 225, 225))
+            .axis_style(AXIS)
+            .draw()
+            .map_err(err)?;
+        chart
+            .draw_series(bars.iter().enumerate().map(|(i, b)| {
+                Rectangle::new(
+                    [(0.0, centre(i) - 0.32), (b.mean / div, centre(i) + 0.32)],
+                    PALETTE[i % 7].mix(0.85).filled(),
+                )
+            }))
+            .map_err(err)?;
+        // Whiskers: the interval as a line with end caps (plotters' ErrorBar adds a circle at
+        // the mean that hides a narrow interval).
+        for (i, b) in bars.iter().enumerate() {
+            if let Some((lo, hi)) = b.ci {
+                let y = centre(i);
+                let style = BLACK.stroke_width(2);
+                chart
+                    .draw_series([
+                        PathElement::new(vec![(lo / div, y), (hi / div, y)], style),
+                        PathElement::new(vec![(lo / div, y - 0.15), (lo / div, y + 0.15)], style),
+                        PathElement::new(vec![(hi / div, y - 0.15), (hi / div, y + 0.15)], style),
+                    ])
+                    .map_err(err)?;
+            }
+        }
+        // The names left of the axis and the means right of each bar, in pixels, so they
+        // line up with the bars whatever the tick algorithm would choose.
+        let name_style = (FONT, 15)
+            .into_font()
+            .color(&AXIS)
+            .pos(Pos::new(HPos::Right, VPos::Center));
+        let value_style = (FONT, 14)
+            .into_font()
+            .color(&AXIS)
+            .pos(Pos::new(HPos::Left, VPos::Center));
+        for (i, (b, label)) in bars.iter().zip(&labels).enumerate() {
+            let (x0, y) = chart.backend_coord(&(0.0, centre(i)));
+            root.draw(&Text::new(label.clone(), (x0 - 8, y), name_style.clone()))
+                .map_err(err)?;
+            let end = b.ci.map_or(b.mean, |c| c.1.max(b.mean)) / div;
+            let (x1, _) = chart.backend_coord(&(end, centre(i)));
+            root.draw(&Text::new(
+                tick(b.mean / div),
+                (x1 + 8, y),
+                value_style.clone(),
+            ))
+            .map_err(err)?;
+        }
+        Ok(())
+    })
+}
+
+/// A sweep: mean throughput against the swept parameter, with confidence intervals. The x
+/// axis is logarithmic when the values span more than a factor of 20 (buffer sizes).
+pub fn sweep(
+    points: &[SweepPoint],
+    x_label: &str,
+    name: &str,
+    title: &str,
+) -> Result<Chart, ReportError> {
+    let mut points = points.to_vec();
+    points.retain(|p| p.x.is_finite());
+    points.sort_by(|a, b| a.x.total_cmp(&b.x));
+    if points.len() < 2 {
+        return Err(ReportError::NoData(format!(
+            "{title}: a sweep needs two values or more"
+        )));
+    }
+    let lo = points.first().map_or(0.0, |p| p.x);
+    let hi = points.last().map_or(1.0, |p| p.x);
+    let max = points
+        .iter()
+        .map(|p| p.ci.map_or(p.mean, |c| c.1.max(p.mean)))
+        .fold(0.0_f64, f64::max);
+    let (div, unit) = rate_scale(max);
+    let top = if max > 0.0 { max / div * 1.15 } else { 1.0 };
+    let y_desc = format!("mean throughput ({unit})");
+    let log = lo > 0.0 && hi / lo > 20.0;
+    render(name.to_owned(), title.to_owned(), (900, 420), |root| {
+        let builder = |root| {
+            let mut b = ChartBuilder::on(root);
+            b.caption(title, (FONT, 20))
+                .margin(12)
+                .x_label_area_size(52)
+                .y_label_area_size(text_width(&tick(top), 14).max(40) + 30);
+            b
+        };
+        if log {
+            let mut chart = builder(root)
+                .build_cartesian_2d(((lo / 1.3)..(hi * 1.3)).log_scale(), 0.0..top)
+                .map_err(err)?;
+            draw_sweep(&mut chart, &points, div, x_label, &y_desc)
+        } else {
+            let pad = (hi - lo) * 0.05;
+            let mut chart = builder(root)
+                .build_cartesian_2d((lo - pad)..(hi + pad), 0.0..top)
+                .map_err(err)?;
+            draw_sweep(&mut chart, &points, div, x_label, &y_desc)
+        }
+    })
+}
+
+fn draw_sweep<'a, X>(
+    chart: &mut ChartContext<
+        'a,
+        SVGBackend<'a>,
+        Cartesian2d<X, plotters::coord::types::RangedCoordf64>,
+    >,
+    points: &[SweepPoint],
+    div: f64,
+    x_desc: &str,
+    y_desc: &str,
+) -> Result<(), ReportError>
+where
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    mesh(chart, x_desc, y_desc)?;
+    chart
+        .draw_series(LineSeries::new(
+            points.iter().map(|p| (p.x, p.mean / div)),
+            PALETTE[0].stroke_width(2),
+        ))
+        .map_err(err)?
+        .label("mean")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], PALETTE[0].stroke_width(2)));
+    chart
+        .draw_series(
+            points
+                .iter()
+                .map(|p| Circle::new((p.x, p.mean / div), 4, PALETTE[0].filled())),
+        )
+        .map_err(err)?;
+    // The interval as a vertical line (caps would need a pixel width on any x scale).
+    chart
+        .draw_series(points.iter().filter_map(|p| {
+            let (lo, hi) = p.ci?;
+            Some(PathElement::new(
+                vec![(p.x, lo / div), (p.x, hi / div)],
+                BLACK.stroke_width(2),
+            ))
+        }))
+        .map_err(err)?
+        .label("confidence interval")
+        .legend(|(x, y)| {
+            PathElement::new(
+                vec![(x + 11, y - 6), (x + 11, y + 6)],
+                BLACK.stroke_width(1),
+            )
+        });
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .label_font((FONT, 15))
+        .background_style(WHITE.mix(0.9))
+        .border_style(RGBColor(180, 180, 180))
+        .draw()
+        .map_err(err)
+}
+
+fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_owned()
+    } else {
+        let head: String = s.chars().take(max - 1).collect();
+        format!("{head}…")
+    }
+}
+
+#[cfg(test)]
+mod tests;

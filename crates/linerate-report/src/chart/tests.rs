@@ -1,0 +1,143 @@
+//! Charts from synthetic runs: the paths the fixtures do not reach (many streams, log axes,
+//! empty data), checked on the SVG text.
+
+use linerate_store::{
+    Direction, IntervalSample, Latency, LatencyBucket, RunRecord, RunSource, RunSummary,
+};
+
+use super::*;
+
+fn run(streams: u32, intervals: u32) -> RunRecord {
+    let mut samples = Vec::new();
+    for i in 0..intervals {
+        let (start_s, end_s) = (f64::from(i), f64::from(i + 1));
+        let sample = |stream, bps| IntervalSample {
+            index: i,
+            stream,
+            start_s,
+            end_s,
+            bytes: 1,
+            bits_per_second: bps,
+            sender: true,
+            omitted: false,
+            retransmits: None,
+            rtt_us: None,
+            snd_cwnd: None,
+            packets: None,
+        };
+        for s in 0..streams {
+            samples.push(sample(Some(i64::from(s) + 5), 1e8));
+        }
+        samples.push(sample(None, 1e8 * f64::from(streams)));
+    }
+    RunRecord {
+        started_at: 0,
+        source: RunSource::Import,
+        source_path: None,
+        command_line: None,
+        tool: "t".into(),
+        mode: "tcp".into(),
+        direction: Direction::Send,
+        peer: None,
+        streams,
+        duration_s: f64::from(intervals),
+        params: serde_json::json!({}),
+        summary: RunSummary::default(),
+        intervals: samples,
+        stream_results: Vec::new(),
+        latency: None,
+        host: None,
+        experiment: None,
+        document: serde_json::json!({}),
+    }
+}
+
+#[test]
+fn many_streams_share_one_legend_entry() -> Result<(), ReportError> {
+    let chart = throughput(&run(12, 10), "x", "Run 1")?;
+    assert!(chart.svg.contains("each of 12 streams"));
+    assert!(
+        !chart.svg.contains("stream 9<"),
+        "no legend entry per stream"
+    );
+    assert!(
+        chart.svg.contains("throughput (Gbit/s)"),
+        "1.2 Gbit/s total scales to Gbit/s"
+    );
+    Ok(())
+}
+
+#[test]
+fn few_streams_get_a_legend_entry_each() -> Result<(), ReportError> {
+    let chart = throughput(&run(3, 4), "x", "Run 1")?;
+    for label in ["stream 5", "stream 6", "stream 7", "total"] {
+        assert!(chart.svg.contains(label), "{label}");
+    }
+    Ok(())
+}
+
+#[test]
+fn a_run_without_intervals_is_no_chart() {
+    let r = throughput(&run(1, 0), "x", "Run 1");
+    assert!(matches!(r, Err(ReportError::NoData(_))));
+}
+
+#[test]
+fn wide_latency_ranges_get_a_log_axis() -> Result<(), ReportError> {
+    let latency = Latency {
+        buckets: [10.0, 100.0, 1000.0, 10_000.0]
+            .iter()
+            .map(|&upper_us| LatencyBucket { upper_us, count: 5 })
+            .collect(),
+        percentiles: vec![(50.0, 90.0), (99.0, 9000.0)],
+        mean_us: None,
+    };
+    let chart = latency_chart(&latency)?;
+    // Ticks at powers of ten on a log axis.
+    for label in [">10<", ">100<", ">1000<"] {
+        assert!(chart.svg.replace('\n', "").contains(label), "{label}");
+    }
+    assert!(chart.svg.contains("p99: 9000 µs"));
+    let empty = super::latency(&Latency::default(), "x", "Run 1");
+    assert!(matches!(empty, Err(ReportError::NoData(_))));
+    Ok(())
+}
+
+fn latency_chart(l: &Latency) -> Result<Chart, ReportError> {
+    super::latency(l, "run-1-latency", "Run 1 latency")
+}
+
+#[test]
+fn bars_and_sweeps_draw_their_intervals() -> Result<(), ReportError> {
+    let bars = [
+        Bar {
+            label: "baseline".into(),
+            mean: 9.0e9,
+            ci: Some((8.5e9, 9.5e9)),
+        },
+        Bar {
+            label: "a variant with a very long name that will not fit".into(),
+            mean: 9.4e9,
+            ci: None,
+        },
+    ];
+    let chart = super::bars(&bars, "cmp", "Variants", Some(95.0))?;
+    assert!(chart.svg.contains("whiskers: 95% confidence interval"));
+    assert!(
+        chart.svg.contains("a variant with a very long …"),
+        "long names are shortened"
+    );
+    let points: Vec<SweepPoint> = [65_536.0, 262_144.0, 4_194_304.0]
+        .iter()
+        .map(|&x| SweepPoint {
+            x,
+            mean: x * 100.0,
+            ci: Some((x * 90.0, x * 110.0)),
+        })
+        .collect();
+    let chart = sweep(&points, "buffer (bytes)", "sweep", "Sweep")?;
+    assert!(chart.svg.contains("buffer (bytes)"));
+    let one = sweep(&points[..1], "buffer (bytes)", "sweep", "Sweep");
+    assert!(matches!(one, Err(ReportError::NoData(_))));
+    Ok(())
+}

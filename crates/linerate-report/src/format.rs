@@ -1,0 +1,125 @@
+//! Small, pure formatting helpers shared by the terminal renderings and the HTML report.
+
+use linerate_units::BitRate;
+
+/// `2026-11-21 23:31:23 UTC` from Unix seconds.
+pub fn utc(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// `2026-11-21T23:31:23Z` from Unix seconds.
+pub fn rfc3339(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Days since 1970-01-01 → (year, month, day) in the proleptic Gregorian calendar
+/// (Howard Hinnant's civil-from-days algorithm).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    // d is 1..=31 and m 1..=12 by construction.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    (y, m as u32, d as u32)
+}
+
+/// A rate for humans: `941.52 Mbit/s`.
+pub fn rate(bps: f64) -> String {
+    format!("{:.2}", BitRate::from_bps_f64(bps.max(0.0)))
+}
+
+/// A size for humans: `143.12 MB`.
+pub fn size(bytes: u64) -> String {
+    if bytes < 1000 {
+        return format!("{bytes} B");
+    }
+    // Decimal prefixes, as the unit rules say: 1 MB = 10⁶ bytes.
+    #[allow(clippy::cast_precision_loss)]
+    let b = bytes as f64;
+    let (div, unit) = if b >= 1e12 {
+        (1e12, "TB")
+    } else if b >= 1e9 {
+        (1e9, "GB")
+    } else if b >= 1e6 {
+        (1e6, "MB")
+    } else {
+        (1e3, "kB")
+    };
+    format!("{:.2} {unit}", b / div)
+}
+
+/// A duration given in microseconds, for humans: `850 µs`, `12.9 ms`, `1.25 s`.
+pub fn micros(us: f64) -> String {
+    if us >= 1e6 {
+        format!("{:.2} s", us / 1e6)
+    } else if us >= 1e3 {
+        format!("{:.1} ms", us / 1e3)
+    } else {
+        format!("{us:.0} µs")
+    }
+}
+
+/// The scale that suits a set of rates: (divisor, unit label).
+pub fn rate_scale(max_bps: f64) -> (f64, &'static str) {
+    if max_bps >= 1e12 {
+        (1e12, "Tbit/s")
+    } else if max_bps >= 1e9 {
+        (1e9, "Gbit/s")
+    } else if max_bps >= 1e6 {
+        (1e6, "Mbit/s")
+    } else if max_bps >= 1e3 {
+        (1e3, "kbit/s")
+    } else {
+        (1.0, "bit/s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_over_known_dates() {
+        assert_eq!(utc(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(utc(951_782_400), "2000-02-29 00:00:00 UTC");
+        assert_eq!(utc(1_795_303_883), "2026-11-21 23:31:23 UTC");
+        assert_eq!(rfc3339(-1), "1969-12-31T23:59:59Z");
+        assert_eq!(utc(4_107_542_400), "2100-03-01 00:00:00 UTC");
+    }
+
+    #[test]
+    fn rates_and_sizes_over_a_grid() {
+        assert_eq!(rate(400_194_767.6), "400.19 Mbit/s");
+        assert_eq!(rate(9.4e9), "9.40 Gbit/s");
+        assert_eq!(size(999), "999 B");
+        assert_eq!(size(150_077_440), "150.08 MB");
+        assert_eq!(size(2_500_000_000), "2.50 GB");
+        assert_eq!(rate_scale(9.4e9), (1e9, "Gbit/s"));
+        assert_eq!(rate_scale(12.0), (1.0, "bit/s"));
+        assert_eq!(micros(850.0), "850 µs");
+        assert_eq!(micros(12_914.0), "12.9 ms");
+        assert_eq!(micros(1_250_000.0), "1.25 s");
+    }
+}

@@ -1,0 +1,70 @@
+//! The results store: every run linerate measures or imports, kept in SQLite with its context
+//! so any two runs can be compared and charted later.
+//!
+//! - [`record`]: the run model ([`RunRecord`]) and its context.
+//! - [`iperf3`]: iperf3-schema JSON (`--json`, `--json-stream`, `linerate client --json`) →
+//!   [`RunRecord`], with errors that name the place in the document.
+//! - [`schema`]: tables and forward migrations (`user_version` is the schema version).
+//! - [`Store`]: open (validate, migrate, WAL), insert in one transaction, query.
+//!
+//! ```no_run
+//! # fn demo(json: &serde_json::Value) -> Result<(), Box<dyn std::error::Error>> {
+//! use linerate_store::{RunContext, RunRecord, RunSource, Store};
+//! let mut store = Store::open_default()?;
+//! let mut context = RunContext::new(RunSource::Client);
+//! context.command_line = Some("linerate client -c 198.18.0.2".into());
+//! let run = RunRecord::from_iperf3_json(json, context)?;
+//! let id = store.insert_run(&run)?;
+//! println!("stored as run {id}");
+//! # Ok(()) }
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod iperf3;
+pub mod record;
+pub mod schema;
+mod store;
+
+pub use iperf3::Iperf3Error;
+pub use record::{
+    Direction, ExperimentRef, HostRef, IntervalSample, Latency, LatencyBucket, RunContext, RunId,
+    RunRecord, RunSource, RunSummary, StreamResult, snapshot_hash,
+};
+pub use store::{RunFilter, RunListing, Store, StoreError};
+
+impl RunRecord {
+    /// Builds a record from one iperf3-schema JSON document (what `iperf3 --json` and
+    /// `linerate client --json` print) and the context the document does not carry.
+    pub fn from_iperf3_json(
+        document: &serde_json::Value,
+        context: RunContext,
+    ) -> Result<RunRecord, Iperf3Error> {
+        iperf3::record_from_document(document, context)
+    }
+
+    /// Builds records from a file's text: one `--json` document, several concatenated, or a
+    /// `--json-stream` event sequence.
+    pub fn from_iperf3_text(
+        text: &str,
+        context: &RunContext,
+    ) -> Result<Vec<RunRecord>, Iperf3Error> {
+        let docs = iperf3::parse_documents(text)?;
+        let many = docs.len() > 1;
+        docs.iter()
+            .enumerate()
+            .map(|(i, doc)| {
+                iperf3::record_from_document(doc, context.clone()).map_err(|e| {
+                    if many {
+                        Iperf3Error {
+                            place: format!("document {} of {}: {}", i + 1, docs.len(), e.place),
+                            message: e.message,
+                        }
+                    } else {
+                        e
+                    }
+                })
+            })
+            .collect()
+    }
+}

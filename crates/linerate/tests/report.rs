@@ -1,0 +1,383 @@
+//! `linerate report` through the binary, on a real experiment (iperf3 between namespaces over
+//! a shaped veth, see tests/data/report/generate.sh): the HTML's structure, the SVG and PNG
+//! charts, and the page rendered in headless Chromium (screenshot not blank, no network
+//! request made by the page, nothing logged to the console).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/report")
+        .join(name)
+}
+
+fn ok(db: &Path, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_linerate"))
+        .args(args)
+        .args(["--db", db.to_str().unwrap()])
+        .env_remove("LINERATE_DB")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "linerate {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+const RATES: [u32; 4] = [100, 200, 400, 800];
+
+/// Imports the experiment in the order it was measured (variants interleaved) and the rr run.
+fn experiment_db(dir: &Path) -> PathBuf {
+    let db = dir.join("runs.db");
+    for rep in 1..=3 {
+        for rate in RATES {
+            let file = data(&format!("sweep/rate{rate}-r{rep}.json"));
+            let variant = if rate == 100 {
+                "baseline".to_owned()
+            } else {
+                format!("{rate} Mbit/s")
+            };
+            ok(
+                &db,
+                &[
+                    "import",
+                    "--experiment",
+                    "rate-sweep",
+                    "--variant",
+                    &variant,
+                    "--sweep",
+                    &rate.to_string(),
+                    "--sweep-label",
+                    "bottleneck rate (Mbit/s)",
+                    file.to_str().unwrap(),
+                ],
+            );
+        }
+    }
+    ok(&db, &["import", data("rr.json").to_str().unwrap()]);
+    db
+}
+
+struct Picture {
+    width: u32,
+    height: u32,
+    /// Share of pixels that are not (near) white.
+    inked: f64,
+    colours: usize,
+}
+
+fn picture(bytes: &[u8]) -> Picture {
+    let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let pixels = &buf[..info.buffer_size()];
+    let mut inked = 0usize;
+    let mut colours = std::collections::HashSet::new();
+    let mut total = 0usize;
+    for px in pixels.chunks(channels) {
+        total += 1;
+        if px.iter().take(3).any(|&c| c < 235) {
+            inked += 1;
+        }
+        if colours.len() < 10_000 {
+            colours.insert(px.iter().take(3).copied().collect::<Vec<u8>>());
+        }
+    }
+    #[allow(clippy::cast_precision_loss)]
+    Picture {
+        width: info.width,
+        height: info.height,
+        inked: inked as f64 / total as f64,
+        colours: colours.len(),
+    }
+}
+
+#[test]
+fn experiment_report_html_svg_and_png() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = experiment_db(dir.path());
+    let html_path = dir.path().join("out/report.html");
+    let svg_dir = dir.path().join("svg");
+    let png_dir = dir.path().join("png");
+    let out = ok(
+        &db,
+        &[
+            "report",
+            "--experiment",
+            "rate-sweep",
+            "-o",
+            html_path.to_str().unwrap(),
+            "--svg",
+            svg_dir.to_str().unwrap(),
+            "--png",
+            png_dir.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    let written: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(written["schema"], "linerate.report/1");
+    assert_eq!(written["runs"].as_array().unwrap().len(), 12);
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.contains("Content-Security-Policy\" content=\"default-src 'none'"));
+    // Self-contained: no scripts, no links, no external resources, no URLs at all.
+    for forbidden in ["<script", "<link", "http://", "https://", " src=", "url("] {
+        assert!(
+            !html.contains(forbidden),
+            "the report contains {forbidden:?}"
+        );
+    }
+    for section in [
+        "<h2>Summary</h2>",
+        "<h2>Sweep</h2>",
+        "<h2>Repetitions</h2>",
+        "<h2>Runs</h2>",
+        "<h2>Host facts</h2>",
+    ] {
+        assert!(html.contains(section), "missing {section}");
+    }
+    for id in 1..=12 {
+        assert!(
+            html.contains(&format!("id=\"run-{id}\"")),
+            "run {id} missing"
+        );
+    }
+    assert!(html.contains("throughput (Mbit/s)"), "axis with unit");
+    // The verdicts, ministat-style, and the samples they were computed on.
+    assert!(html.contains("Difference at 95.0% confidence"));
+    assert!(html.contains("Samples: one value per repetition"));
+    assert!(html.contains("whiskers: 95% confidence interval"));
+    assert!(html.contains("bottleneck rate (Mbit/s)"), "sweep axis");
+    assert!(html.contains("Variant 200 Mbit/s: throughput of each repetition"));
+    assert!(
+        html.contains("Linux"),
+        "host facts from iperf3's system_info"
+    );
+    // Every chart is in the page, as SVG and as PNG.
+    let charts = html.matches("<svg ").count();
+    let svgs: Vec<_> = std::fs::read_dir(&svg_dir).unwrap().collect();
+    let pngs: Vec<_> = std::fs::read_dir(&png_dir).unwrap().collect();
+    assert_eq!(svgs.len(), charts);
+    assert_eq!(pngs.len(), charts);
+    let svg = std::fs::read_to_string(svg_dir.join("sweep.svg")).unwrap();
+    assert!(svg.starts_with("<svg ") && svg.contains("xmlns=\"http://www.w3.org/2000/svg\""));
+    let png = std::fs::read(png_dir.join("run-4-throughput.png")).unwrap();
+    let pic = picture(&png);
+    assert_eq!((pic.width, pic.height), (900, 420));
+    assert!(
+        pic.inked > 0.02 && pic.colours > 16,
+        "blank chart: {:.3} inked, {} colours",
+        pic.inked,
+        pic.colours
+    );
+
+    // The rr run: latency histogram and CDF.
+    let rr_html = dir.path().join("rr.html");
+    ok(
+        &db,
+        &[
+            "report",
+            "13",
+            "-o",
+            rr_html.to_str().unwrap(),
+            "--png",
+            png_dir.to_str().unwrap(),
+        ],
+    );
+    let rr = std::fs::read_to_string(&rr_html).unwrap();
+    assert!(rr.contains("histogram") && rr.contains("CDF") && rr.contains("latency (µs)"));
+    let pic = picture(&std::fs::read(png_dir.join("run-13-latency.png")).unwrap());
+    assert!(pic.inked > 0.02, "blank latency chart");
+
+    // Rewriting the report replaces it whole and leaves no temporary file behind.
+    ok(
+        &db,
+        &["report", "--last", "2", "-o", html_path.to_str().unwrap()],
+    );
+    let names: Vec<String> = std::fs::read_dir(html_path.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, vec!["report.html".to_owned()]);
+}
+
+#[test]
+fn report_needs_a_destination_and_known_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = experiment_db(dir.path());
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_linerate"))
+            .args(args)
+            .args(["--db", db.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    let out = run(&["report", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("-o report.html"));
+    let out = run(&["report", "99", "-o", "x.html"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no run 99"));
+    let out = run(&["report", "--experiment", "nope", "-o", "x.html"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no runs of experiment `nope`"));
+}
+
+/// Chromium, kept off every network: all traffic goes to a proxy on a closed loopback port,
+/// so even the browser's own background fetches stay on this machine.
+fn chromium(page: &Path, work: &Path, shot: &Path) -> Option<(Output, serde_json::Value)> {
+    let browser = ["chromium", "chromium-browser"].into_iter().find(|b| {
+        Command::new(b)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })?;
+    let profile = work.join("profile");
+    let netlog = work.join("netlog.json");
+    let out = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--disable-extensions",
+            "--disable-domain-reliability",
+            "--no-pings",
+            "--proxy-server=127.0.0.1:1",
+            "--proxy-bypass-list=<-loopback>",
+            "--hide-scrollbars",
+            "--window-size=1100,1800",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--log-net-log={}", netlog.display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    let log = std::fs::read_to_string(&netlog).unwrap_or_default();
+    // A netlog cut short by the browser's exit lacks its closing brackets.
+    let log: serde_json::Value = serde_json::from_str(&log)
+        .or_else(|_| serde_json::from_str(&format!("{}]}}", log.trim_end().trim_end_matches(','))))
+        .unwrap_or(serde_json::Value::Null);
+    Some((out, log))
+}
+
+/// The URLs of requests the page made (chromium's own background requests carry no file://
+/// isolation key and are not the page's).
+fn page_requests(netlog: &serde_json::Value) -> Vec<String> {
+    let Some(events) = netlog["events"].as_array() else {
+        return vec!["(no netlog)".into()];
+    };
+    events
+        .iter()
+        .filter_map(|e| {
+            let p = &e["params"];
+            let url = p["url"].as_str()?;
+            let key = p["network_isolation_key"].as_str()?;
+            (key.contains("file://") && !url.starts_with("file:")).then(|| url.to_owned())
+        })
+        .collect()
+}
+
+fn console_lines(out: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains(":CONSOLE") || l.contains("Uncaught"))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn report_renders_in_headless_chromium_without_network_or_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = experiment_db(dir.path());
+    let page = dir.path().join("report.html");
+    ok(
+        &db,
+        &[
+            "report",
+            "--experiment",
+            "rate-sweep",
+            "-o",
+            page.to_str().unwrap(),
+        ],
+    );
+    let shot = dir.path().join("shot.png");
+    let Some((out, netlog)) = chromium(&page, &dir.path().join("b1"), &shot) else {
+        eprintln!("SKIPPED: no chromium binary (Debian package `chromium`, in .ci/apt-packages)");
+        return;
+    };
+    assert!(
+        shot.exists(),
+        "no screenshot: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pic = picture(&std::fs::read(&shot).unwrap());
+    assert_eq!((pic.width, pic.height), (1100, 1800));
+    assert!(
+        pic.inked > 0.03 && pic.colours > 32,
+        "blank page: {:.3} inked, {} colours",
+        pic.inked,
+        pic.colours
+    );
+    assert!(!netlog.is_null(), "chromium wrote no netlog");
+    assert_eq!(page_requests(&netlog), Vec::<String>::new());
+    assert_eq!(console_lines(&out), Vec::<String>::new());
+    if let Ok(keep) = std::env::var("LINERATE_KEEP_SCREENSHOT") {
+        std::fs::copy(&shot, keep).unwrap();
+    }
+
+    // The checks can fail: the same page with an external image logs a CSP violation, and
+    // without its CSP makes a request (to a closed loopback port, through the dead proxy).
+    let html = std::fs::read_to_string(&page).unwrap();
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let img = format!("<img alt=\"\" src=\"http://127.0.0.1:{port}/x.png\">");
+    let with_img = dir.path().join("with-img.html");
+    std::fs::write(
+        &with_img,
+        html.replacen("<body>", &format!("<body>{img}"), 1),
+    )
+    .unwrap();
+    let (out, _) = chromium(
+        &with_img,
+        &dir.path().join("b2"),
+        &dir.path().join("s2.png"),
+    )
+    .unwrap();
+    assert!(
+        !console_lines(&out).is_empty(),
+        "the CSP violation was not logged"
+    );
+    let no_csp = dir.path().join("no-csp.html");
+    let stripped: String = html
+        .lines()
+        .filter(|l| !l.contains("Content-Security-Policy"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(
+        &no_csp,
+        stripped.replacen("<body>", &format!("<body>{img}"), 1),
+    )
+    .unwrap();
+    let (_, netlog) =
+        chromium(&no_csp, &dir.path().join("b3"), &dir.path().join("s3.png")).unwrap();
+    assert_eq!(
+        page_requests(&netlog),
+        vec![format!("http://127.0.0.1:{port}/x.png")]
+    );
+}

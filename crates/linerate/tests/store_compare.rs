@@ -1,0 +1,258 @@
+//! `linerate compare` through the binary: the right samples, the verdicts (checked against
+//! Debian's ministat on the same numbers), the warnings, and the exit codes.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn data(dir: &str, name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(dir)
+        .join(name)
+}
+
+fn run(db: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_linerate"))
+        .args(args)
+        .args(["--db", db.to_str().unwrap()])
+        .env_remove("LINERATE_DB")
+        .output()
+        .unwrap()
+}
+
+fn ok(db: &Path, args: &[&str]) -> String {
+    let out = run(db, args);
+    assert!(
+        out.status.success(),
+        "linerate {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap()
+}
+
+/// The real rate-sweep experiment, variants interleaved as measured.
+fn experiment(db: &Path) {
+    for rep in 1..=3 {
+        for rate in [100, 200, 400, 800] {
+            let file = data("report", &format!("sweep/rate{rate}-r{rep}.json"));
+            let variant = if rate == 100 {
+                "baseline".to_owned()
+            } else {
+                format!("{rate}M")
+            };
+            ok(
+                db,
+                &[
+                    "import",
+                    "--experiment",
+                    "sweep",
+                    "--variant",
+                    &variant,
+                    file.to_str().unwrap(),
+                ],
+            );
+        }
+    }
+}
+
+#[test]
+fn experiment_variants_are_compared_one_value_per_repetition() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("runs.db");
+    experiment(&db);
+    let out = json(&ok(&db, &["compare", "--experiment", "sweep", "--json"]));
+    assert_eq!(out["schema"], "linerate.compare/1");
+    assert_eq!(out["samples"], "per-repetition");
+    let sets = out["sets"].as_array().unwrap();
+    assert_eq!(
+        sets.iter()
+            .map(|s| s["label"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["baseline", "200M", "400M", "800M"]
+    );
+    // One value per repetition: the mean is the mean of the three runs' received rates.
+    let received: Vec<f64> = (1..=3)
+        .map(|rep| {
+            let doc = json(
+                &std::fs::read_to_string(data("report", &format!("sweep/rate100-r{rep}.json")))
+                    .unwrap(),
+            );
+            doc["end"]["sum_received"]["bits_per_second"]
+                .as_f64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(sets[0]["n"], 3);
+    let mean = received.iter().sum::<f64>() / 3.0;
+    assert!((sets[0]["mean"].as_f64().unwrap() - mean).abs() < 1e-6);
+    let (lo, hi) = (
+        sets[0]["ci_low"].as_f64().unwrap(),
+        sets[0]["ci_high"].as_f64().unwrap(),
+    );
+    assert!(lo < mean && mean < hi);
+    let comparisons = out["comparisons"].as_array().unwrap();
+    assert_eq!(comparisons.len(), 3);
+    for c in comparisons {
+        assert_eq!(c["significant"], true, "{c}");
+        assert!(c["ci_low"].as_f64().unwrap() > 0.0, "{c}");
+    }
+    assert!(
+        out["warnings"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("too few values for a trustworthy verdict")
+    );
+
+    let text = ok(&db, &["compare", "--experiment", "sweep"]);
+    assert!(
+        text.starts_with("Compared: one value per repetition"),
+        "{text}"
+    );
+    assert!(text.contains("Difference at 95.0% confidence"), "{text}");
+    assert!(text.contains("200M vs baseline: +"), "{text}");
+    assert!(text.contains("warning: too few values"), "{text}");
+    let out = run(
+        &db,
+        &["compare", "--experiment", "sweep", "--fail-on-difference"],
+    );
+    assert_eq!(out.status.code(), Some(1));
+}
+
+/// Writes the per-interval throughput of a run, in Mbit/s, one value a line, for ministat.
+fn interval_file(db: &Path, id: &str, path: &Path) -> Vec<f64> {
+    let doc = json(&ok(db, &["show", id, "--json"]));
+    let values: Vec<f64> = doc["intervals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["sum"]["omitted"] != true)
+        .map(|i| i["sum"]["bits_per_second"].as_f64().unwrap() / 1e6)
+        .collect();
+    let text: String = values.iter().map(|v| format!("{v:?}\n")).collect();
+    std::fs::write(path, text).unwrap();
+    values
+}
+
+#[test]
+fn single_runs_are_compared_per_interval_as_ministat_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("runs.db");
+    experiment(&db);
+    // Run 1: baseline repetition 1 (100 Mbit/s); run 2: 200M repetition 1.
+    let out = json(&ok(&db, &["compare", "1", "2", "--json"]));
+    assert_eq!(out["samples"], "per-interval");
+    assert_eq!(out["sets"][0]["n"], 6); // 3 s at 0.5 s intervals
+    let text = ok(&db, &["compare", "1", "2"]);
+    assert!(
+        text.starts_with("Compared: per-interval throughput"),
+        "{text}"
+    );
+
+    // Debian's ministat on the same values gives the same verdict, difference and error.
+    let (a, b) = (dir.path().join("run1"), dir.path().join("run2"));
+    interval_file(&db, "1", &a);
+    interval_file(&db, "2", &b);
+    let Ok(ministat) = Command::new("ministat").arg(&a).arg(&b).output() else {
+        eprintln!("SKIPPED the ministat cross-check: no ministat (Debian package `ministat`)");
+        return;
+    };
+    let theirs = String::from_utf8(ministat.stdout).unwrap();
+    let verdict = |s: &str| -> Vec<String> {
+        let lines: Vec<&str> = s.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.starts_with("Difference at") || l.starts_with("No difference"))
+            .unwrap();
+        lines[at..(at + 2).min(lines.len())]
+            .iter()
+            .map(|l| l.trim().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        verdict(&text),
+        verdict(&theirs),
+        "ours:\n{text}\nministat:\n{theirs}"
+    );
+}
+
+#[test]
+fn autocorrelated_intervals_are_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("runs.db");
+    // A real run whose 20 intervals are made to climb steadily, as a flow in slow start does.
+    let mut doc = json(&std::fs::read_to_string(data("store", "tcp.json")).unwrap());
+    let one = doc["intervals"][0].clone();
+    let climbing: Vec<serde_json::Value> = (0..20)
+        .map(|i| {
+            let mut iv = one.clone();
+            let bps = 1e8 + 1e7 * f64::from(i) + if i % 2 == 0 { 3e6 } else { -3e6 };
+            iv["sum"]["bits_per_second"] = bps.into();
+            iv["streams"][0]["bits_per_second"] = bps.into();
+            iv
+        })
+        .collect();
+    doc["intervals"] = climbing.into();
+    let climbing = dir.path().join("climbing.json");
+    std::fs::write(&climbing, doc.to_string()).unwrap();
+    ok(
+        &db,
+        &[
+            "import",
+            climbing.to_str().unwrap(),
+            data("store", "tcp.json").to_str().unwrap(),
+        ],
+    );
+    let out = json(&ok(&db, &["compare", "1", "2", "--json"]));
+    let warnings: Vec<&str> = out["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert!(
+        warnings.iter().any(|w| w.starts_with("run 1: consecutive intervals are autocorrelated (lag-1 r = 0.")),
+        "{warnings:?}"
+    );
+    assert!(out["sets"][0]["lag1_autocorrelation"].as_f64().unwrap() > 0.5);
+}
+
+#[test]
+fn bad_requests_fail_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("runs.db");
+    ok(
+        &db,
+        &["import", data("store", "tcp.json").to_str().unwrap()],
+    );
+    let out = run(&db, &["compare", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(&db, &["compare", "1", "7"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no run 7"));
+    ok(
+        &db,
+        &["import", data("store", "udp.json").to_str().unwrap()],
+    );
+    let mixed = json(&ok(&db, &["compare", "1", "2", "--json"]));
+    assert!(
+        mixed["warnings"].as_array().unwrap().iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .starts_with("the runs are different tests (tcp send, udp send)")),
+        "{mixed}"
+    );
+    let out = run(&db, &["compare", "1", "1", "-c", "100"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--confidence"),
+        "{out:?}"
+    );
+    let out = run(&db, &["compare", "--experiment", "none"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no runs of experiment `none`"));
+}
