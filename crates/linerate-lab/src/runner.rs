@@ -32,6 +32,9 @@ pub struct Measure {
     pub unit: &'static str,
     /// How long the load actually ran.
     pub seconds: f64,
+    /// The load generator's own result document (iperf3 schema), for the results store.
+    #[serde(skip)]
+    pub document: Option<serde_json::Value>,
 }
 
 /// Something that generates the workload between `gen` and `recv` of a lab and measures it.

@@ -24,6 +24,7 @@ fn run_short(name: &str, lab: &str, state: &Path) -> Vec<f64> {
         .args([
             "lab",
             "run",
+            "--no-store",
             "--repeat",
             "2",
             "--duration",

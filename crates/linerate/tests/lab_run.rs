@@ -68,8 +68,10 @@ fn a_short_experiment_runs_interleaved_and_cleans_up() {
     let lab = format!("t{}r", std::process::id() % 100_000);
     let _cleanup = Cleanup(dir.path(), lab.clone());
     let file = experiment(dir.path(), &lab, "1s", 2);
+    let db = dir.path().join("runs.db");
     let o = linerate(dir.path())
-        .args(["lab", "run", "--json"])
+        .args(["lab", "run", "--json", "--db"])
+        .arg(&db)
         .arg(&file)
         .output();
     let Ok(o) = o else {
@@ -102,6 +104,41 @@ fn a_short_experiment_runs_interleaved_and_cleans_up() {
         mean(0),
         mean(1)
     );
+    // Every run went to the results store as a repetition of its variant.
+    let h = linerate(dir.path())
+        .args(["history", "--json", "--db"])
+        .arg(&db)
+        .output();
+    let Ok(h) = h else {
+        panic!("cannot run linerate history")
+    };
+    let hv: serde_json::Value = serde_json::from_slice(&h.stdout).unwrap_or_default();
+    let stored: Vec<(String, u64)> = hv["runs"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|r| {
+                    let e = &r["experiment"];
+                    (
+                        e["variant"].as_str().unwrap_or("").to_owned(),
+                        e["repetition"].as_u64().unwrap_or(0),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut stored = stored;
+    stored.sort();
+    assert_eq!(
+        stored,
+        [
+            ("default".to_owned(), 1),
+            ("default".to_owned(), 2),
+            ("small-window".to_owned(), 1),
+            ("small-window".to_owned(), 2)
+        ],
+        "{hv}"
+    );
     assert!(namespaces(&lab).is_empty());
 }
 
@@ -117,7 +154,7 @@ fn killing_the_runner_then_lab_down_leaves_nothing() {
         let _cleanup = Cleanup(dir.path(), lab.clone());
         let file = experiment(dir.path(), &lab, "30s", 1);
         let child = linerate(dir.path())
-            .args(["lab", "run"])
+            .args(["lab", "run", "--no-store"])
             .arg(&file)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -163,8 +163,9 @@ impl Load for Iperf3 {
             };
             let v: serde_json::Value = serde_json::from_slice(&out).unwrap_or_default();
             if status.success()
-                && let Some(m) = parse(&v, w.mode)
+                && let Some(mut m) = parse(&v, w.mode)
             {
+                m.document = Some(v);
                 measure = Some(m);
                 break;
             }
@@ -197,6 +198,7 @@ fn parse(v: &serde_json::Value, mode: WorkloadMode) -> Option<Measure> {
                 value: s["bits_per_second"].as_f64()?,
                 unit: "bit/s",
                 seconds: s["seconds"].as_f64()?,
+                document: None,
             })
         }
         WorkloadMode::Udp | WorkloadMode::Pps => {
@@ -212,6 +214,7 @@ fn parse(v: &serde_json::Value, mode: WorkloadMode) -> Option<Measure> {
                     value: (packets - lost) / seconds,
                     unit: "packet/s",
                     seconds,
+                    document: None,
                 })
             } else {
                 let bps = s["bits_per_second"].as_f64()?;
@@ -224,6 +227,7 @@ fn parse(v: &serde_json::Value, mode: WorkloadMode) -> Option<Measure> {
                     value: bps * delivered,
                     unit: "bit/s",
                     seconds,
+                    document: None,
                 })
             }
         }

@@ -200,6 +200,8 @@ struct RunArgs {
     /// Print the results as JSON (schema linerate.lab-run/1)
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    store: crate::cmd::history::db::StoreRunArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -395,7 +397,36 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
         emulator_exe: exe,
     };
     let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let experiment_id = format!("{}-{started}", exp.name);
+    let mut stored = 0usize;
+    let mut store_error: Option<anyhow::Error> = None;
+    let sweep = exp.sweep.clone();
     let mut progress = |r: &linerate_lab::runner::RunRecord, i: usize, n: usize| {
+        // Each run is stored as it ends, so an interrupted experiment keeps what it measured.
+        if let (Some(doc), None) = (
+            r.measure.as_ref().and_then(|m| m.document.as_ref()),
+            &store_error,
+        ) {
+            let experiment = linerate_store::ExperimentRef {
+                experiment: experiment_id.clone(),
+                variant: r.variant.clone(),
+                repetition: r.slot.repetition + 1,
+                sweep_value: sweep
+                    .as_ref()
+                    .and_then(|s| s.values.get(r.slot.variant))
+                    .and_then(|v| v.parse::<f64>().ok()),
+                sweep_label: sweep.as_ref().map(|s| s.parameter.clone()),
+            };
+            match crate::cmd::history::db::store_measured_run(&a.store, doc, None, Some(experiment))
+            {
+                Ok(Some(_)) => stored += 1,
+                Ok(None) => {}
+                Err(e) => store_error = Some(e),
+            }
+        }
         if tty {
             let what = match (&r.measure, &r.error) {
                 (Some(m), _) => render::quantity(m.value, m.unit),
@@ -411,6 +442,14 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
         output::print_json(&result)?;
     } else {
         output::print_text(&render::run_text(&exp, &result))?;
+    }
+    if let Some(e) = store_error {
+        return Err(e.context(format!(
+            "lab run: {stored} run(s) were stored before the results store failed"
+        )));
+    }
+    if stored > 0 {
+        eprintln!("stored {stored} run(s) as experiment {experiment_id}");
     }
     Ok(ExitCode::SUCCESS)
 }
