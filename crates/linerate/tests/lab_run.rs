@@ -69,9 +69,12 @@ fn a_short_experiment_runs_interleaved_and_cleans_up() {
     let _cleanup = Cleanup(dir.path(), lab.clone());
     let file = experiment(dir.path(), &lab, "1s", 2);
     let db = dir.path().join("runs.db");
+    let html = dir.path().join("report.html");
     let o = linerate(dir.path())
         .args(["lab", "run", "--json", "--db"])
         .arg(&db)
+        .arg("--html")
+        .arg(&html)
         .arg(&file)
         .output();
     let Ok(o) = o else {
@@ -103,6 +106,11 @@ fn a_short_experiment_runs_interleaved_and_cleans_up() {
         "small {} default {}",
         mean(0),
         mean(1)
+    );
+    let page = std::fs::read_to_string(&html).unwrap_or_default();
+    assert!(
+        page.contains("<title>Experiment short-"),
+        "the --html report was not written"
     );
     // Every run went to the results store as a repetition of its variant.
     let h = linerate(dir.path())

@@ -200,6 +200,9 @@ struct RunArgs {
     /// Print the results as JSON (schema linerate.lab-run/1)
     #[arg(long)]
     json: bool,
+    /// Also write a self-contained HTML report of the experiment (from the stored runs)
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     #[command(flatten)]
     store: crate::cmd::history::db::StoreRunArgs,
 }
@@ -390,6 +393,9 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
         }
         exp.lab_name = name;
     }
+    if a.html.is_some() && a.store.no_store {
+        anyhow::bail!("--html FILE is drawn from the stored runs: drop --no-store");
+    }
     let exe = std::env::current_exe()
         .context("locate the linerate executable (for the link emulator)")?;
     let opts = linerate_lab::UpOptions {
@@ -450,6 +456,23 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
     }
     if stored > 0 {
         eprintln!("stored {stored} run(s) as experiment {experiment_id}");
+    }
+    if let Some(html) = &a.html {
+        // The report command owns HTML rendering; run it on this experiment's stored runs.
+        let exe = std::env::current_exe().context("locate the linerate executable")?;
+        let status = std::process::Command::new(exe)
+            .args(["report", "--experiment", &experiment_id, "--db"])
+            .arg(a.store.db.path()?)
+            .arg("-o")
+            .arg(html)
+            // Keep stdout for this command's own output (it may be JSON).
+            .stdout(std::process::Stdio::null())
+            .status()
+            .context("run linerate report")?;
+        if !status.success() {
+            anyhow::bail!("--html {}: linerate report failed", html.display());
+        }
+        eprintln!("wrote {}", html.display());
     }
     Ok(ExitCode::SUCCESS)
 }
