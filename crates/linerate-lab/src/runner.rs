@@ -8,10 +8,12 @@
 //! variant's sysctls. Stop signals (Ctrl-C, SIGTERM, SIGHUP) end the current run early and
 //! tear the lab down; after `kill -9`, `linerate lab down NAME` removes what is left.
 
+mod engine;
 mod iperf3;
 
 use std::time::{Duration, Instant};
 
+pub use engine::Engine;
 pub use iperf3::Iperf3;
 
 use crate::build::{self, UpOptions};

@@ -13,7 +13,7 @@ use support::*;
 fn client(args: &[&str]) -> (Output, Duration) {
     let t = Instant::now();
     let out = run_bounded(
-        Command::new(linerate_bin()).arg("client").args(args),
+        linerate_cmd().arg("client").args(args),
         Duration::from_secs(20),
     );
     (out, t.elapsed())
@@ -155,7 +155,7 @@ fn bad_flags_exit_2_with_the_flag_named() {
     let err = one_line_error(&out);
     assert!(err.contains("-P 0"), "{err}");
     let out = run_bounded(
-        Command::new(linerate_bin()).args(["client", "127.0.0.1", "-b", "10GB"]),
+        linerate_cmd().args(["client", "127.0.0.1", "-b", "10GB"]),
         Duration::from_secs(5),
     );
     assert_eq!(out.status.code(), Some(2));

@@ -7,7 +7,6 @@ mod support;
 
 use std::io::{Read, Write};
 use std::net::{TcpStream, UdpSocket};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use support::*;
@@ -154,7 +153,7 @@ fn clients_that_stall_or_vanish_mid_test_are_cleaned_up() {
 
     // A client killed mid-test.
     let port = server.port.to_string();
-    let mut child = Command::new(linerate_bin())
+    let mut child = linerate_cmd()
         .args(["client", "127.0.0.1", "-p", &port, "-t", "10", "-P", "2"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

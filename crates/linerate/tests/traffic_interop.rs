@@ -96,7 +96,7 @@ fn linerate_only_mode_against_iperf3_names_the_peer_and_the_feature() {
     }
     let server = iperf3_server(true);
     let out = run_bounded(
-        std::process::Command::new(linerate_bin()).args([
+        linerate_cmd().args([
             "client",
             "127.0.0.1",
             "-p",

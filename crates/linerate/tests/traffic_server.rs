@@ -74,14 +74,7 @@ fn busy_server_refuses_with_a_one_line_error() {
     let first = std::thread::spawn(move || linerate_client_json(port, &["-t", "2", "-b", "100M"]));
     assert!(server.wait_log("test started", Duration::from_secs(5)));
     let out = run_bounded(
-        Command::new(linerate_bin()).args([
-            "client",
-            "127.0.0.1",
-            "-p",
-            &port.to_string(),
-            "-t",
-            "1",
-        ]),
+        linerate_cmd().args(["client", "127.0.0.1", "-p", &port.to_string(), "-t", "1"]),
         Duration::from_secs(10),
     );
     assert_eq!(out.status.code(), Some(2));
@@ -97,16 +90,7 @@ fn stream_and_mode_limits_are_explained() {
     let server = linerate_server(&["--max-streams", "4"]);
     let port = server.port.to_string();
     let out = run_bounded(
-        Command::new(linerate_bin()).args([
-            "client",
-            "127.0.0.1",
-            "-p",
-            &port,
-            "-t",
-            "1",
-            "-P",
-            "8",
-        ]),
+        linerate_cmd().args(["client", "127.0.0.1", "-p", &port, "-t", "1", "-P", "8"]),
         Duration::from_secs(10),
     );
     let err = String::from_utf8_lossy(&out.stderr);
@@ -148,14 +132,7 @@ fn sigterm_stops_the_server_cleanly_during_a_test() {
     let port = server.port;
     let client = std::thread::spawn(move || {
         run_bounded(
-            Command::new(linerate_bin()).args([
-                "client",
-                "127.0.0.1",
-                "-p",
-                &port.to_string(),
-                "-t",
-                "5",
-            ]),
+            linerate_cmd().args(["client", "127.0.0.1", "-p", &port.to_string(), "-t", "5"]),
             Duration::from_secs(15),
         )
     });
@@ -188,7 +165,7 @@ fn sigterm_stops_the_server_cleanly_during_a_test() {
 fn ipv6_and_json_stream() {
     let server = linerate_server(&[]);
     let out = run_bounded(
-        Command::new(linerate_bin()).args([
+        linerate_cmd().args([
             "client",
             "::1",
             "-p",

@@ -3,6 +3,7 @@
 //! of `frame`-byte Ethernet frames (UDP payload = frame − 42 bytes of headers). rr needs the
 //! linerate traffic engine.
 
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -13,7 +14,7 @@ use crate::state::LabState;
 use crate::{LabError, control};
 
 /// Ethernet + IPv4 + UDP header bytes in front of a UDP payload.
-const UDP_FRAME_OVERHEAD: u64 = 14 + 20 + 8;
+pub(crate) const UDP_FRAME_OVERHEAD: u64 = 14 + 20 + 8;
 
 /// Load from iperf3 (Debian package `iperf3`).
 #[derive(Debug, Default)]
@@ -53,20 +54,7 @@ impl Load for Iperf3 {
         w: &Workload,
         interrupted: &dyn Fn() -> bool,
     ) -> Result<Measure, LabError> {
-        let recv = Netns::open(control::node_netns(lab, "recv")?)?;
-        let gen_ns = Netns::open(control::node_netns(lab, "gen")?)?;
-        let dst = lab
-            .nodes
-            .iter()
-            .find(|n| n.name == "recv")
-            .and_then(|n| n.interfaces.first())
-            .and_then(|i| i.address.split('/').next())
-            .ok_or_else(|| LabError::NoSuchNode {
-                lab: lab.name.clone(),
-                node: "recv".into(),
-                nodes: String::new(),
-            })?
-            .to_owned();
+        let dst = receiver_address(lab)?;
         let secs = w.duration.as_secs_f64();
         let mut args: Vec<String> = vec![
             "-c".into(),
@@ -107,86 +95,128 @@ impl Load for Iperf3 {
             }
             WorkloadMode::Rr => return Err(missing()),
         }
-        // Children start in the namespace of the thread that spawns them.
-        let mut server = recv.run(|| {
-            Command::new("iperf3")
-                .args(["-s"])
+        run_pair(
+            lab,
+            (Path::new("iperf3"), &["-s".to_owned()]),
+            (Path::new("iperf3"), &args),
+            secs,
+            interrupted,
+            |v| parse(v, w.mode),
+        )
+    }
+}
+
+/// The address of `recv`'s first interface: where the load is sent.
+pub(crate) fn receiver_address(lab: &LabState) -> Result<String, LabError> {
+    lab.nodes
+        .iter()
+        .find(|n| n.name == "recv")
+        .and_then(|n| n.interfaces.first())
+        .and_then(|i| i.address.split('/').next())
+        .map(str::to_owned)
+        .ok_or_else(|| LabError::NoSuchNode {
+            lab: lab.name.clone(),
+            node: "recv".into(),
+            nodes: String::new(),
+        })
+}
+
+/// Runs a server (`program args`) in `recv` and a client in `gen` that prints one JSON
+/// document, retrying while the server is not listening yet; the server is killed afterwards.
+/// `parse` turns the client's document into a measure (`None`: the run did not count).
+pub(crate) fn run_pair(
+    lab: &LabState,
+    server: (&Path, &[String]),
+    client: (&Path, &[String]),
+    secs: f64,
+    interrupted: &dyn Fn() -> bool,
+    parse: impl Fn(&serde_json::Value) -> Option<Measure>,
+) -> Result<Measure, LabError> {
+    let tool = client.0.display().to_string();
+    let recv = Netns::open(control::node_netns(lab, "recv")?)?;
+    let gen_ns = Netns::open(control::node_netns(lab, "gen")?)?;
+    // Children start in the namespace of the thread that spawns them.
+    let mut server = recv.run(|| {
+        Command::new(server.0)
+            .args(server.1)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| {
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    LabError::MissingTool {
+                        tool: server.0.display().to_string(),
+                        package: server.0.display().to_string(),
+                    }
+                } else {
+                    LabError::Io {
+                        what: format!("start {}", server.0.display()),
+                        source: e,
+                    }
+                }
+            })
+    })?;
+    let limit = Duration::from_secs_f64(secs * 2.0 + 10.0);
+    let mut last_err = String::new();
+    let mut measure = None;
+    let mut failures = 0;
+    for _attempt in 0..40 {
+        let mut client = gen_ns.run(|| {
+            Command::new(client.0)
+                .args(client.1)
                 .stdin(Stdio::null())
-                .stdout(Stdio::null())
+                .stdout(Stdio::piped())
                 .stderr(Stdio::null())
                 .spawn()
-                .map_err(|e| {
-                    if e.kind() == std::io::ErrorKind::NotFound {
-                        missing()
-                    } else {
-                        LabError::Io {
-                            what: "start iperf3 -s".into(),
-                            source: e,
-                        }
-                    }
+                .map_err(|e| LabError::Io {
+                    what: format!("start {tool}"),
+                    source: e,
                 })
         })?;
-        let limit = Duration::from_secs_f64(secs * 2.0 + 10.0);
-        let mut last_err = String::new();
-        let mut measure = None;
-        let mut failures = 0;
-        for _attempt in 0..40 {
-            let mut client = gen_ns.run(|| {
-                Command::new("iperf3")
-                    .args(&args)
-                    .stdin(Stdio::null())
-                    .stdout(Stdio::piped())
-                    .stderr(Stdio::null())
-                    .spawn()
-                    .map_err(|e| LabError::Io {
-                        what: "start iperf3 -c".into(),
-                        source: e,
-                    })
-            })?;
-            let mut stdout = client.stdout.take();
-            let reader = std::thread::spawn(move || {
-                let mut buf = Vec::new();
-                if let Some(s) = stdout.as_mut() {
-                    let _ = std::io::Read::read_to_end(s, &mut buf);
-                }
-                buf
-            });
-            let status = wait_bounded(&mut client, limit, interrupted);
-            let out = reader.join().unwrap_or_default();
-            let status = match status {
-                Ok(s) => s,
-                Err(e) => {
-                    let _ = server.kill();
-                    let _ = server.wait();
-                    return Err(e);
-                }
-            };
-            let v: serde_json::Value = serde_json::from_slice(&out).unwrap_or_default();
-            if status.success()
-                && let Some(mut m) = parse(&v, w.mode)
-            {
-                m.document = Some(v);
-                measure = Some(m);
-                break;
+        let mut stdout = client.stdout.take();
+        let reader = std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(s) = stdout.as_mut() {
+                let _ = std::io::Read::read_to_end(s, &mut buf);
             }
-            last_err = v["error"]
-                .as_str()
-                .unwrap_or("iperf3 ended without results")
-                .to_owned();
-            failures += 1;
-            if failures > 3 && !last_err.contains("connect") {
-                break;
+            buf
+        });
+        let status = wait_bounded(&mut client, limit, interrupted);
+        let out = reader.join().unwrap_or_default();
+        let status = match status {
+            Ok(s) => s,
+            Err(e) => {
+                let _ = server.kill();
+                let _ = server.wait();
+                return Err(e);
             }
-            // The server may not listen yet: try again shortly.
-            std::thread::sleep(Duration::from_millis(50));
+        };
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap_or_default();
+        if status.success()
+            && let Some(mut m) = parse(&v)
+        {
+            m.document = Some(v);
+            measure = Some(m);
+            break;
         }
-        let _ = server.kill();
-        let _ = server.wait();
-        measure.ok_or_else(|| LabError::Io {
-            what: format!("iperf3: {last_err}"),
-            source: std::io::Error::other(last_err.clone()),
-        })
+        last_err = v["error"]
+            .as_str()
+            .unwrap_or("the client ended without results")
+            .to_owned();
+        failures += 1;
+        if failures > 3 && !last_err.contains("connect") {
+            break;
+        }
+        // The server may not listen yet: try again shortly.
+        std::thread::sleep(Duration::from_millis(50));
     }
+    let _ = server.kill();
+    let _ = server.wait();
+    measure.ok_or_else(|| LabError::Io {
+        what: format!("{tool}: {last_err}"),
+        source: std::io::Error::other(last_err.clone()),
+    })
 }
 
 fn parse(v: &serde_json::Value, mode: WorkloadMode) -> Option<Measure> {
@@ -201,36 +231,41 @@ fn parse(v: &serde_json::Value, mode: WorkloadMode) -> Option<Measure> {
                 document: None,
             })
         }
-        WorkloadMode::Udp | WorkloadMode::Pps => {
-            let s = &end["sum"];
-            let seconds = s["seconds"].as_f64()?;
-            let packets = s["packets"].as_f64()?;
-            let lost = s["lost_packets"].as_f64().unwrap_or(0.0);
-            if seconds <= 0.0 {
-                return None;
-            }
-            if mode == WorkloadMode::Pps {
-                Some(Measure {
-                    value: (packets - lost) / seconds,
-                    unit: "packet/s",
-                    seconds,
-                    document: None,
-                })
-            } else {
-                let bps = s["bits_per_second"].as_f64()?;
-                let delivered = if packets > 0.0 {
-                    (packets - lost) / packets
-                } else {
-                    0.0
-                };
-                Some(Measure {
-                    value: bps * delivered,
-                    unit: "bit/s",
-                    seconds,
-                    document: None,
-                })
-            }
-        }
+        WorkloadMode::Udp | WorkloadMode::Pps => parse_udp(v, mode == WorkloadMode::Pps),
         WorkloadMode::Rr => None,
+    }
+}
+
+/// iperf3-schema UDP results (`end.sum`): delivered packets/s when `packet_rate`, else the
+/// delivered bit rate (sent rate × share delivered).
+pub(crate) fn parse_udp(v: &serde_json::Value, packet_rate: bool) -> Option<Measure> {
+    let end = &v["end"];
+    let s = &end["sum"];
+    let seconds = s["seconds"].as_f64()?;
+    let packets = s["packets"].as_f64()?;
+    let lost = s["lost_packets"].as_f64().unwrap_or(0.0);
+    if seconds <= 0.0 {
+        return None;
+    }
+    if packet_rate {
+        Some(Measure {
+            value: (packets - lost) / seconds,
+            unit: "packet/s",
+            seconds,
+            document: None,
+        })
+    } else {
+        let bps = s["bits_per_second"].as_f64()?;
+        let delivered = if packets > 0.0 {
+            (packets - lost) / packets
+        } else {
+            0.0
+        };
+        Some(Measure {
+            value: bps * delivered,
+            unit: "bit/s",
+            seconds,
+            document: None,
+        })
     }
 }

@@ -25,6 +25,9 @@ Sizes and rates follow linerate's unit rules: -l 128KiB (not 128K) for iperf3's 
 pub struct Args {
     /// Server host name or address
     pub host: String,
+    /// Where the run is stored (every run is, unless --no-store)
+    #[command(flatten)]
+    pub store: crate::cmd::history::db::StoreRunArgs,
     /// Server port
     #[arg(short, long, default_value_t = 5201)]
     pub port: u16,
@@ -251,5 +254,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         crate::output::print_text(&modes::summary(&result, || human.summary(&result)))?;
     }
+    store_run(&args, &json)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Keeps the run in the results store (with this host's snapshot) and says under which id.
+/// A store that cannot be written is a warning: the measurement itself was printed above.
+fn store_run(args: &Args, json: &serde_json::Value) -> anyhow::Result<()> {
+    if args.store.no_store {
+        return Ok(());
+    }
+    let host = linerate_probe::HostSnapshot::capture(&linerate_probe::ProbeRoots::live());
+    let host = serde_json::to_value(host).ok();
+    match crate::cmd::history::db::store_measured_run(&args.store, json, host, None) {
+        Ok(Some(id)) if args.json || args.json_stream => eprintln!("linerate: stored as run {id}"),
+        Ok(Some(id)) => crate::output::print_text(&format!("stored as run {id}\n"))?,
+        Ok(None) => {}
+        Err(e) => eprintln!(
+            "linerate: warning: the run was not stored ({e:#}); --no-store skips the store"
+        ),
+    }
+    Ok(())
 }

@@ -203,8 +203,21 @@ struct RunArgs {
     /// Also write a self-contained HTML report of the experiment (from the stored runs)
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
+    /// The load generator: linerate's own traffic engine, or iperf3 (Debian package iperf3;
+    /// it cannot do rr)
+    #[arg(long, value_enum, default_value = "linerate")]
+    load: LoadTool,
     #[command(flatten)]
     store: crate::cmd::history::db::StoreRunArgs,
+}
+
+/// Which program generates an experiment's traffic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum LoadTool {
+    /// `linerate server` / `linerate client` (this binary)
+    Linerate,
+    /// `iperf3 -s` / `iperf3 -c`
+    Iperf3,
 }
 
 #[derive(Debug, clap::Args)]
@@ -442,8 +455,17 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
             eprintln!("[{i}/{n}] {}: {what}", r.variant);
         }
     };
-    let result =
-        linerate_lab::runner::run(&exp, &opts, &linerate_lab::runner::Iperf3, &mut progress)?;
+    let engine;
+    let load: &dyn linerate_lab::runner::Load = match a.load {
+        LoadTool::Linerate => {
+            engine = linerate_lab::runner::Engine {
+                binary: std::env::current_exe().context("cannot find the linerate binary")?,
+            };
+            &engine
+        }
+        LoadTool::Iperf3 => &linerate_lab::runner::Iperf3,
+    };
+    let result = linerate_lab::runner::run(&exp, &opts, load, &mut progress)?;
     if a.json {
         output::print_json(&result)?;
     } else {

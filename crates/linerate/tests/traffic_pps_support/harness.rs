@@ -15,14 +15,20 @@ pub fn bin() -> &'static str {
 
 /// `args` run inside namespace `ns` when given.
 fn command(ns: Option<&str>, program: &str) -> Command {
-    match ns {
+    let mut c = match ns {
         Some(ns) => {
             let mut c = Command::new("ip");
             c.args(["netns", "exec", ns, program]);
             c
         }
         None => Command::new(program),
-    }
+    };
+    // Runs are stored in a database of this test process, never the user's own.
+    c.env(
+        "LINERATE_DB",
+        std::env::temp_dir().join(format!("linerate-pps-tests-{}.db", std::process::id())),
+    );
+    c
 }
 
 /// A linerate server on 127.0.0.1 and a port the kernel picked.

@@ -13,6 +13,19 @@ pub fn linerate_bin() -> &'static str {
     env!("CARGO_BIN_EXE_linerate")
 }
 
+/// The results database the tests' clients store into: one per test process, never the
+/// user's own.
+pub fn test_db() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("linerate-traffic-tests-{}.db", std::process::id()))
+}
+
+/// `linerate` as a command that stores its runs in [`test_db`].
+pub fn linerate_cmd() -> Command {
+    let mut c = Command::new(linerate_bin());
+    c.env("LINERATE_DB", test_db());
+    c
+}
+
 /// A port free for both TCP and UDP right now.
 pub fn free_port() -> u16 {
     for _ in 0..100 {
@@ -113,7 +126,7 @@ fn collect_stderr(child: &mut Child) -> Arc<Mutex<String>> {
 /// `linerate server -p PORT extra…`, ready to accept.
 pub fn linerate_server(extra: &[&str]) -> Proc {
     let port = free_port();
-    let mut child = Command::new(linerate_bin())
+    let mut child = linerate_cmd()
         .args(["server", "-p", &port.to_string()])
         .args(extra)
         .stdout(Stdio::null())
@@ -192,7 +205,7 @@ pub fn run_bounded(cmd: &mut Command, limit: Duration) -> Output {
 /// `linerate client 127.0.0.1 -p PORT args… --json`, parsed.
 pub fn linerate_client_json(port: u16, args: &[&str]) -> serde_json::Value {
     let out = run_bounded(
-        Command::new(linerate_bin())
+        linerate_cmd()
             .args(["client", "127.0.0.1", "-p", &port.to_string(), "--json"])
             .args(args),
         Duration::from_secs(30),

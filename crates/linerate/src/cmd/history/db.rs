@@ -47,7 +47,6 @@ pub struct StoreRunArgs {
 ///
 /// `document` is the run's iperf3-schema JSON (what `--json` prints); `host_snapshot` the
 /// `linerate-probe` snapshot as JSON, if one was taken.
-#[allow(dead_code)] // called by `linerate client` once the traffic engine lands
 pub fn store_measured_run(
     args: &StoreRunArgs,
     document: &serde_json::Value,

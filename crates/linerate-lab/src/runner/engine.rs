@@ -1,0 +1,115 @@
+//! The linerate traffic engine as the load: `linerate server` in `recv`, `linerate client
+//! --json` in `gen` (the same binary, found by the caller). tcp → received bit/s; udp →
+//! delivered bit/s at the target rate; pps → received packets/s of `frame`-byte Ethernet frames
+//! (sendmmsg batches, several streams with `streams`); rr → TCP transactions/s.
+
+use std::path::PathBuf;
+
+use super::iperf3::{UDP_FRAME_OVERHEAD, parse_udp, receiver_address, run_pair};
+use super::{Load, Measure};
+use crate::LabError;
+use crate::experiment::{Workload, WorkloadMode};
+use crate::state::LabState;
+
+/// Load from linerate's own traffic engine.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    /// The `linerate` binary to run in the nodes.
+    pub binary: PathBuf,
+}
+
+impl Load for Engine {
+    fn name(&self) -> &'static str {
+        "linerate"
+    }
+
+    fn check(&self, _w: &Workload) -> Result<(), LabError> {
+        if self.binary.is_file() {
+            Ok(())
+        } else {
+            Err(LabError::MissingTool {
+                tool: self.binary.display().to_string(),
+                package: "linerate (cargo install --path crates/linerate)".into(),
+            })
+        }
+    }
+
+    fn run(
+        &self,
+        lab: &LabState,
+        w: &Workload,
+        interrupted: &dyn Fn() -> bool,
+    ) -> Result<Measure, LabError> {
+        let secs = w.duration.as_secs_f64();
+        let mut args: Vec<String> = vec![
+            "client".into(),
+            receiver_address(lab)?,
+            "--json".into(),
+            // The runner stores each run itself, as a repetition of its variant.
+            "--no-store".into(),
+            "-t".into(),
+            format!("{secs}s"),
+            "-P".into(),
+            w.streams.to_string(),
+        ];
+        let length = w.length.map(|l| l.bytes().to_string());
+        match w.mode {
+            WorkloadMode::Tcp => {}
+            WorkloadMode::Udp => {
+                let rate = w.rate.map_or(1_000_000_000, |r| r.bps());
+                args.extend(["-u".into(), "-b".into(), rate.to_string()]);
+            }
+            WorkloadMode::Pps => {
+                let frame = w.frame.map_or(64, |f| f.bytes());
+                let payload = frame.saturating_sub(UDP_FRAME_OVERHEAD).max(18);
+                args.extend(["--mode".into(), "pps".into()]);
+                args.extend(["-l".into(), payload.to_string()]);
+            }
+            WorkloadMode::Rr => args.extend(["--mode".into(), "rr".into()]),
+        }
+        if let (Some(l), WorkloadMode::Tcp | WorkloadMode::Udp) = (length, w.mode) {
+            args.extend(["-l".into(), l]);
+        }
+        let server = ["server".to_owned()];
+        run_pair(
+            lab,
+            (&self.binary, &server),
+            (&self.binary, &args),
+            secs,
+            interrupted,
+            |v| parse(v, w.mode),
+        )
+    }
+}
+
+fn parse(v: &serde_json::Value, mode: WorkloadMode) -> Option<Measure> {
+    let seconds = |s: &serde_json::Value| s["seconds"].as_f64();
+    match mode {
+        WorkloadMode::Tcp => {
+            let s = &v["end"]["sum_received"];
+            Some(Measure {
+                value: s["bits_per_second"].as_f64()?,
+                unit: "bit/s",
+                seconds: seconds(s)?,
+                document: None,
+            })
+        }
+        WorkloadMode::Udp => parse_udp(v, false),
+        WorkloadMode::Pps => Some(Measure {
+            value: v["linerate"]["received_pps"].as_f64()?,
+            unit: "packet/s",
+            seconds: seconds(&v["end"]["sum"])
+                .or_else(|| seconds(&v["end"]["sum_received"]))
+                .unwrap_or(0.0),
+            document: None,
+        }),
+        WorkloadMode::Rr => Some(Measure {
+            value: v["linerate"]["transactions_per_second"].as_f64()?,
+            unit: "transaction/s",
+            seconds: seconds(&v["end"]["sum_received"])
+                .or_else(|| seconds(&v["end"]["sum_sent"]))
+                .unwrap_or(0.0),
+            document: None,
+        }),
+    }
+}
