@@ -3,14 +3,15 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use serde_json::Value;
 
-fn linerate() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_linerate"))
-}
+mod common;
 
+use common::{Rng, linerate};
+
+/// Runs `linerate logdist ARGS`.
 fn run(args: &[&str]) -> Output {
     linerate()
         .arg("logdist")
@@ -33,21 +34,6 @@ fn json(args: &[&str]) -> Value {
     let o = run(&all);
     assert!(o.status.success(), "{args:?}: {}", stderr(&o));
     serde_json::from_slice(&o.stdout).expect("valid JSON")
-}
-
-/// SplitMix64: deterministic data without a dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
 }
 
 /// An nginx combined line with `$request_time $upstream_response_time` appended.

@@ -22,8 +22,11 @@ pub struct Args {
 /// The output flag every calc subcommand takes.
 #[derive(Debug, clap::Args)]
 struct OutputArgs {
-    /// Print the result as JSON (schema "linerate.calc.<subcommand>/1")
-    #[arg(long)]
+    /// Print the result as JSON (schema `linerate.calc.<subcommand>/1`).
+    #[arg(
+        long,
+        help = "Print the result as JSON (schema \"linerate.calc.<subcommand>/1\")"
+    )]
     json: bool,
 }
 
