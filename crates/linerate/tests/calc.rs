@@ -277,3 +277,16 @@ fn readme_calc_commands_run() {
     }
     assert!(ran >= 5, "found {ran} calc commands in README.md");
 }
+
+/// `linerate calc rate --json | head -1` is not an error.
+#[test]
+fn closed_stdout_is_not_an_error() {
+    for args in [
+        &["calc", "rate", "--link", "10G", "--json"][..],
+        &["calc", "rate", "--link", "10G"][..],
+    ] {
+        let (code, err) = common::with_closed_stdout(args);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        assert!(err.is_empty(), "{args:?}: {err}");
+    }
+}

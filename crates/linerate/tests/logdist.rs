@@ -761,3 +761,17 @@ fn help_snapshot() {
     assert!(o.status.success());
     insta::assert_snapshot!(stdout(&o));
 }
+
+/// `linerate logdist … --json | head -1` is not an error, nor is the human report's.
+#[test]
+fn closed_stdout_is_not_an_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = write(dir.path(), "a.log", &one_to_thousand_ms());
+    for extra in [&["--json"][..], &[][..]] {
+        let mut args = vec!["logdist", p(&log)];
+        args.extend(extra);
+        let (code, err) = common::with_closed_stdout(&args);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        assert!(err.is_empty(), "{args:?}: {err}");
+    }
+}

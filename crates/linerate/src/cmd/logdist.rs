@@ -242,7 +242,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 &[("BEFORE", &comparison.before), ("AFTER", &comparison.after)],
             )?;
             if args.json {
-                print_json(&comparison)?;
+                output::print_json(&comparison)?;
             } else {
                 output::print_text(&render::comparison(&comparison))?;
             }
@@ -256,7 +256,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let summary = Summary::new(&set);
             plot::write_requested(args.svg.as_deref(), args.png.as_deref(), &[("", &summary)])?;
             if args.json {
-                print_json(&Report {
+                output::print_json(&Report {
                     schema: "linerate.logdist/1",
                     summary,
                 })?;
@@ -266,14 +266,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Serialises first, so a closed stdout shows up as the plain I/O error that the exit-code
-/// mapping treats as success (`| head`).
-fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
-    let mut text = serde_json::to_string_pretty(value)?;
-    text.push('\n');
-    output::print_text(&text)
 }
 
 /// Reads one data set; fails only when no line gives a time.

@@ -65,3 +65,20 @@ impl Rng {
         (0..12).map(|_| self.unit()).sum::<f64>() - 6.0
     }
 }
+
+/// Runs `linerate ARGS` with its stdout closed before it writes (as `| head` does after a
+/// line), and returns the exit code and stderr.
+pub fn with_closed_stdout(args: &[&str]) -> (Option<i32>, String) {
+    let mut child = linerate()
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn linerate");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait for linerate");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
