@@ -267,10 +267,7 @@ impl LineReader {
                     continue;
                 }
                 number += 1;
-                let (bytes, crlf) = match raw.last() {
-                    Some(b'\r') => (&raw[..raw.len() - 1], true),
-                    _ => (raw, false),
-                };
+                let (bytes, crlf) = strip_cr(raw);
                 each(Line {
                     number,
                     bytes,
@@ -302,10 +299,7 @@ impl LineReader {
         if self.end > self.start && !self.skipping_long {
             number += 1;
             let raw = &self.buf[self.start..self.end];
-            let (bytes, crlf) = match raw.last() {
-                Some(b'\r') => (&raw[..raw.len() - 1], true),
-                _ => (raw, false),
-            };
+            let (bytes, crlf) = strip_cr(raw);
             each(Line {
                 number,
                 bytes,
@@ -318,6 +312,14 @@ impl LineReader {
         // the partial line a broken stream left is reported with the next number
         let cut = self.cut.then_some(number + 1);
         Ok((end, cut))
+    }
+}
+
+/// A line without its `\r` (CRLF files), and whether it had one.
+fn strip_cr(raw: &[u8]) -> (&[u8], bool) {
+    match raw.split_last() {
+        Some((b'\r', bytes)) => (bytes, true),
+        _ => (raw, false),
     }
 }
 
