@@ -775,3 +775,30 @@ fn closed_stdout_is_not_an_error() {
         assert!(err.is_empty(), "{args:?}: {err}");
     }
 }
+
+/// A chart that cannot be put in place (a directory is in the way, or the folder is missing)
+/// is an error naming the file asked for, and leaves no temporary file behind.
+#[test]
+fn chart_write_failure_names_the_file_and_leaves_no_temporary() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = write(dir.path(), "a.log", &one_to_thousand_ms());
+    let in_the_way = dir.path().join("charts.svg");
+    std::fs::create_dir(&in_the_way).expect("mkdir");
+    let missing = dir.path().join("no/such/dir/chart.svg");
+    for target in [&in_the_way, &missing] {
+        let o = run(&[p(&log), "--svg", p(target)]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("cannot write {}:", p(target))),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("list")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp."))
+        .map(|e| e.file_name())
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
