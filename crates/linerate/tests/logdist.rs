@@ -553,6 +553,8 @@ fn bad_arguments_exit_2_with_the_flag_named() {
         (vec!["--format", "nginx", "--field", "bytes"], "--field"),
         (vec!["--path-regex", "("], "--path-regex"),
         (vec!["--png", "x.gif"], ".png"),
+        (vec!["--last", "0"], "--last"),
+        (vec!["--threads", "0"], "--threads"),
     ] {
         let mut all = vec![p(&log)];
         all.extend(args.iter().copied());

@@ -88,7 +88,7 @@ pub struct Options {
 
     /// Only the last N lines (of all inputs together), as calomel's script reads its log
     /// (keeps N small records, 32 bytes each, and reads on one thread)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub last: Option<u64>,
 
     /// Histogram bin width
