@@ -156,3 +156,45 @@ fn usage_errors_exit_2() {
     let out = linerate(&["no-such-command"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+fn repo_file(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The recipe lines of a Makefile target.
+fn make_recipe(makefile: &str, target: &str) -> Vec<String> {
+    makefile
+        .lines()
+        .skip_while(|l| !l.starts_with(&format!("{target}:")))
+        .skip(1)
+        .take_while(|l| l.starts_with('\t'))
+        .map(|l| l.trim().to_owned())
+        .collect()
+}
+
+/// The README's install and test commands are what the Makefile runs, and CI runs exactly the
+/// README's test command.
+#[test]
+fn readme_commands_match_the_makefile_and_ci() {
+    let readme = repo_file("README.md");
+    let makefile = repo_file("Makefile");
+    for (command, target) in [("make install", "install"), ("make test", "test")] {
+        let line = readme
+            .lines()
+            .find(|l| l.starts_with(command))
+            .unwrap_or_else(|| panic!("README has no `{command}` line"));
+        let promised = line
+            .split_once("# = ")
+            .map(|(_, c)| c.trim())
+            .unwrap_or_else(|| panic!("README's `{command}` line says what it runs: {line}"));
+        assert_eq!(make_recipe(&makefile, target), [promised], "{command}");
+    }
+    let ci = repo_file(".ci/run");
+    assert!(
+        ci.lines().any(|l| l.trim() == "make test"),
+        ".ci/run must run the README's test command"
+    );
+}
