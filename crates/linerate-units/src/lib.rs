@@ -33,6 +33,8 @@
 //!    Sizes print with IEC prefixes when they are whole multiples of 1024 (`128 KiB`) and SI
 //!    otherwise, or when SI is shorter (`10 GB`, not `9765625 KiB`).
 
+#![deny(missing_docs)]
+
 mod bitrate;
 mod bytesize;
 mod decimal;
