@@ -232,7 +232,7 @@ mod tests {
             e.contains("write 10GB/s, or 85.89934592Gbit/s for exactly 10GiB/s"),
             "{e}"
         );
-        assert_eq!(p("85.89934592Gbit/s"), 10 * 8 << 30);
+        assert_eq!(p("85.89934592Gbit/s"), 80 << 30);
         let e = "10Mpps".parse::<BitRate>().unwrap_err().to_string();
         assert!(e.contains("packet rate"), "{e}");
         assert!("fast".parse::<BitRate>().is_err());
