@@ -30,8 +30,7 @@
 //! 4. **Printing is exact and unambiguous**: [`std::fmt::Display`] prints the exact value with
 //!    the largest prefix that keeps it at least 1 (`1.5 Gbit/s`, `16 MiB`, `1.5 kB`, `40 ms`),
 //!    and what it prints parses back to the same value. A precision (`{:.2}`) rounds for humans.
-//!    Sizes print with IEC prefixes when they are whole multiples of 1024 (`128 KiB`) and SI
-//!    otherwise, or when SI is shorter (`10 GB`, not `9765625 KiB`).
+//!    Sizes print with IEC prefixes when they are whole multiples of 1024 and SI otherwise.
 
 #![deny(missing_docs)]
 
