@@ -196,7 +196,9 @@ pub fn time_ns(times: &[u8], column: Column, unit_ns: u64) -> Result<u64, Reason
                 if part.is_empty() || part == b"-" {
                     continue;
                 }
-                total = total.saturating_add(parse_decimal(part, unit_ns)?);
+                total = total
+                    .checked_add(parse_decimal(part, unit_ns)?)
+                    .ok_or(Reason::TimeOutOfRange)?;
                 any = true;
             }
             if any {
@@ -245,6 +247,10 @@ mod tests {
             Err(Reason::NonNumericTime)
         );
         assert_eq!(time_ns(b"0.5", Column::Upstream, s), Err(Reason::NoTime));
+        assert_eq!(
+            time_ns(b"0.5 18446744073, 1", Column::Upstream, s),
+            Err(Reason::TimeOutOfRange)
+        );
         assert_eq!(
             time_ns(b"-", Column::Request, s),
             Err(Reason::NonNumericTime)
