@@ -804,3 +804,55 @@ fn chart_write_failure_names_the_file_and_leaves_no_temporary() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+/// A read that lasts shows its progress on a terminal's stderr, erased before the report; the
+/// same read into a pipe prints nothing extra. (A FIFO fed in two halves a second apart makes
+/// the read last; `script` provides the terminal.)
+#[test]
+fn progress_shows_on_a_terminal_only() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        println!("skipped: `script` (util-linux) is not installed to provide a terminal");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = write(dir.path(), "a.log", &one_to_thousand_ms());
+    let fifo = dir.path().join("slow.log");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let feed = format!(
+        "(head -n 500 '{log}'; sleep 1; tail -n +501 '{log}') > '{fifo}' &",
+        log = p(&log),
+        fifo = p(&fifo)
+    );
+    let binary = env!("CARGO_BIN_EXE_linerate");
+    let on_terminal = std::process::Command::new("script")
+        .args([
+            "-qec",
+            &format!("{feed} '{binary}' logdist '{}'", p(&fifo)),
+            "/dev/null",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run script");
+    let text = String::from_utf8_lossy(&on_terminal.stdout);
+    assert!(text.contains("slow.log: "), "{text}");
+    assert!(text.contains(" kB read"), "{text}");
+    // Erased before the report starts.
+    let report = text.find("lines: 1000 timed").expect("report");
+    let erase = text.rfind("\r\x1b[K").expect("erase");
+    assert!(erase < report, "{text}");
+
+    let piped = std::process::Command::new("sh")
+        .args(["-c", &format!("{feed} '{binary}' logdist '{}'", p(&fifo))])
+        .output()
+        .expect("run sh");
+    assert!(piped.status.success(), "{piped:?}");
+    assert!(piped.stderr.is_empty(), "{}", stderr(&piped));
+}

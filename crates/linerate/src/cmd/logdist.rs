@@ -12,6 +12,7 @@ mod json;
 mod parallel;
 mod parse;
 mod plot;
+mod progress;
 mod render;
 mod report;
 

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use flate2::read::MultiGzDecoder;
 
+use super::progress::Progress;
+
 /// Read size: large enough that syscalls and memchr setup vanish in the per-line cost.
 const CHUNK: usize = 1 << 20;
 /// The longest line kept whole; longer ones are counted as too long.
@@ -101,9 +103,16 @@ impl LineReader {
     pub fn open(source: &Source) -> anyhow::Result<Self> {
         let mut raw: Box<dyn Read> = match source {
             Source::Stdin => Box::new(io::stdin()),
-            Source::File(path) => Box::new(
-                File::open(path).with_context(|| format!("cannot open {}", path.display()))?,
-            ),
+            Source::File(path) => {
+                let file =
+                    File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+                let size = file
+                    .metadata()
+                    .ok()
+                    .filter(|m| m.is_file())
+                    .map(|m| m.len());
+                Box::new(Progress::on_terminal(file, source.name(), size))
+            }
         };
         let mut head = [0u8; 2];
         let mut got = 0;
