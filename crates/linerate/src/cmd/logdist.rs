@@ -108,7 +108,8 @@ pub struct Options {
     #[arg(long)]
     pub exact: bool,
 
-    /// Parsing threads (default: the CPUs available; --last reads on one)
+    /// Parsing threads, at most 64 (default: the CPUs available, at most 8; --last reads on
+    /// one)
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
 
