@@ -1,11 +1,255 @@
-//! `linerate client`.
+//! `linerate client`: one test against a linerate or iperf3 server.
 
+mod human;
+mod modes;
+mod tos;
+
+use std::io::Write;
+use std::net::IpAddr;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
-/// Arguments of `linerate client`.
+use anyhow::Context;
+use linerate_traffic::config::{Family, Mode, SocketOptions};
+use linerate_traffic::report::{interval_json, iperf3_json, start_json};
+use linerate_traffic::{ClientConfig, Event, Protocol};
+use linerate_units::{BitRate, ByteSize, Duration};
+
+/// Arguments of `linerate client` (iperf3's client flags where iperf3 has one).
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+#[command(
+    after_help = "Talks iperf3's protocol: works against `iperf3 -s` and `linerate server`. \
+Sizes and rates follow linerate's unit rules: -l 128KiB (not 128K) for iperf3's 131072 bytes."
+)]
+pub struct Args {
+    /// Server host name or address
+    pub host: String,
+    /// Server port
+    #[arg(short, long, default_value_t = 5201)]
+    pub port: u16,
+    /// UDP instead of TCP
+    #[arg(short, long)]
+    pub udp: bool,
+    /// Test length
+    #[arg(
+        short = 't',
+        long = "time",
+        value_name = "DURATION",
+        default_value = "10s"
+    )]
+    pub time: Duration,
+    /// Bytes to send instead of a time (e.g. 1GB, 100MiB)
+    #[arg(short = 'n', long = "bytes", value_name = "SIZE")]
+    pub bytes: Option<ByteSize>,
+    /// Blocks (writes of -l bytes) to send instead of a time
+    #[arg(short = 'k', long = "blockcount", value_name = "N")]
+    pub blocks: Option<u64>,
+    /// Parallel streams (per direction)
+    #[arg(short = 'P', long, default_value_t = 1, value_name = "N")]
+    pub parallel: u32,
+    /// The server sends, the client receives
+    #[arg(short = 'R', long, conflicts_with = "bidir")]
+    pub reverse: bool,
+    /// Both sides send at once
+    #[arg(long)]
+    pub bidir: bool,
+    /// Write size (TCP, default 128KiB) or datagram payload (UDP, default 1448)
+    #[arg(short = 'l', long = "length", value_name = "SIZE")]
+    pub len: Option<ByteSize>,
+    /// Target rate per stream (UDP default 1M, as iperf3; 0 = unlimited)
+    #[arg(short = 'b', long = "bitrate", value_name = "RATE")]
+    pub bitrate: Option<BitRate>,
+    /// Socket buffer size (SO_SNDBUF and SO_RCVBUF)
+    #[arg(short = 'w', long = "window", value_name = "SIZE")]
+    pub window: Option<ByteSize>,
+    /// TCP maximum segment size
+    #[arg(short = 'M', long = "set-mss", value_name = "BYTES")]
+    pub mss: Option<u32>,
+    /// TCP congestion control algorithm (e.g. cubic, bbr)
+    #[arg(short = 'C', long = "congestion", value_name = "ALGO")]
+    pub congestion: Option<String>,
+    /// Leave out the first DURATION (slow start) from the results
+    #[arg(
+        short = 'O',
+        long = "omit",
+        value_name = "DURATION",
+        default_value = "0"
+    )]
+    pub omit: Duration,
+    /// Time between interval reports (0 = none)
+    #[arg(
+        short = 'i',
+        long = "interval",
+        value_name = "DURATION",
+        default_value = "1s"
+    )]
+    pub interval: Duration,
+    /// IP TOS byte (decimal, 0x hex or 0o octal)
+    #[arg(short = 'S', long, value_name = "TOS", value_parser = tos::parse_tos, conflicts_with = "dscp")]
+    pub tos: Option<u8>,
+    /// DSCP code point: a number 0-63 or a name (EF, AF41, CS1, …)
+    #[arg(long, value_name = "DSCP", value_parser = tos::parse_dscp)]
+    pub dscp: Option<u8>,
+    /// Disable Nagle's algorithm (TCP_NODELAY) on data streams
+    #[arg(short = 'N', long = "no-delay")]
+    pub no_delay: bool,
+    /// Local address to bind
+    #[arg(short = 'B', long, value_name = "ADDR")]
+    pub bind: Option<IpAddr>,
+    /// Bind the sockets to a network device (SO_BINDTODEVICE)
+    #[arg(long, value_name = "DEV")]
+    pub bind_dev: Option<String>,
+    /// IPv4 only
+    #[arg(short = '4', long = "version4", conflicts_with = "v6")]
+    pub v4: bool,
+    /// IPv6 only
+    #[arg(short = '6', long = "version6")]
+    pub v6: bool,
+    /// Test mode: stream (iperf3-compatible); pps, rr, crr need a linerate server
+    #[arg(long, value_enum, default_value = "stream")]
+    pub mode: ModeArg,
+    /// Ask the server for its own report
+    #[arg(long)]
+    pub get_server_output: bool,
+    /// Timeout for connecting and for each handshake step
+    #[arg(long, value_name = "DURATION", default_value = "10s")]
+    pub connect_timeout: Duration,
+    /// Print iperf3's JSON schema (plus a `linerate` object) at the end
+    #[arg(short = 'J', long, conflicts_with = "json_stream")]
+    pub json: bool,
+    /// Print one JSON event per line as the test runs (iperf3's --json-stream)
+    #[arg(long)]
+    pub json_stream: bool,
+    /// pps/rr/crr options and --affinity
+    #[command(flatten)]
+    pub modes: modes::ModeArgs,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    super::not_built("client", "Traffic engine, part 1")
+/// `--mode` values.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum ModeArg {
+    /// Bulk TCP or UDP streams
+    Stream,
+    /// Small UDP datagrams at the highest packet rate
+    Pps,
+    /// TCP/UDP request/response
+    Rr,
+    /// TCP connect/request/response
+    Crr,
+}
+
+impl Args {
+    fn config(&self) -> anyhow::Result<ClientConfig> {
+        if self.parallel == 0 || self.parallel > 128 {
+            anyhow::bail!("-P {}: expected 1 to 128 streams", self.parallel);
+        }
+        if self.time.as_std().is_zero() && self.bytes.is_none() && self.blocks.is_none() {
+            anyhow::bail!("-t 0: give a test length, or -n/-k to send a fixed amount");
+        }
+        Ok(ClientConfig {
+            host: self.host.clone(),
+            port: self.port,
+            family: if self.v4 {
+                Family::V4
+            } else if self.v6 {
+                Family::V6
+            } else {
+                Family::Any
+            },
+            bind: self.bind,
+            protocol: if self.udp {
+                Protocol::Udp
+            } else {
+                Protocol::Tcp
+            },
+            mode: match self.mode {
+                ModeArg::Stream => Mode::Stream,
+                ModeArg::Pps => Mode::Pps,
+                ModeArg::Rr => Mode::Rr,
+                ModeArg::Crr => Mode::Crr,
+            },
+            duration: self.time.as_std(),
+            bytes: self.bytes,
+            blocks: self.blocks,
+            parallel: self.parallel,
+            reverse: self.reverse,
+            bidir: self.bidir,
+            len: self.len,
+            bitrate: self.bitrate,
+            omit: self.omit.as_std(),
+            interval: self.interval.as_std(),
+            sock: SocketOptions {
+                window: self.window,
+                mss: self.mss,
+                congestion: self.congestion.clone(),
+                tos: self.tos.or(self.dscp.map(|d| d << 2)),
+                bind_dev: self.bind_dev.clone(),
+                nodelay: self.no_delay,
+            },
+            get_server_output: self.get_server_output,
+            connect_timeout: self.connect_timeout.as_std(),
+            modes: Default::default(),
+        })
+    }
+}
+
+fn emit(line: &serde_json::Value) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let mut cfg = args.config()?;
+    args.modes.apply(&mut cfg);
+    let interrupt = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, Arc::clone(&interrupt))
+            .context("installing the signal handler")?;
+    }
+    let mut human = human::Renderer::new(&cfg);
+    let mut mode_human = modes::ModeRenderer::new(&cfg);
+    let result = {
+        let mut sink = |ev: Event<'_>| {
+            if args.json_stream {
+                match ev {
+                    Event::Start(s) => {
+                        emit(&serde_json::json!({"event": "start", "data": start_json(s)}));
+                    }
+                    Event::Interval(iv) => {
+                        emit(&serde_json::json!({"event": "interval", "data": interval_json(iv)}));
+                    }
+                }
+            } else if !args.json && !mode_human.event(ev) {
+                human.event(ev);
+            }
+        };
+        linerate_traffic::run_client(&cfg, &interrupt, &mut sink)
+    };
+    let result = match result {
+        Ok(r) => r,
+        Err(e) => {
+            if args.json || args.json_stream {
+                let err = serde_json::json!({"schema": linerate_traffic::result::SCHEMA, "error": e.to_string()});
+                if args.json_stream {
+                    emit(&serde_json::json!({"event": "error", "data": e.to_string()}));
+                } else {
+                    crate::output::print_json(&err)?;
+                }
+            }
+            return Err(
+                anyhow::Error::new(e).context(format!("client to {}:{}", cfg.host, cfg.port))
+            );
+        }
+    };
+    let json = iperf3_json(&result);
+    if args.json_stream {
+        emit(&serde_json::json!({"event": "end", "data": json["end"]}));
+    } else if args.json {
+        crate::output::print_json(&json)?;
+    } else {
+        crate::output::print_text(&modes::summary(&result, || human.summary(&result)))?;
+    }
+    Ok(ExitCode::SUCCESS)
 }

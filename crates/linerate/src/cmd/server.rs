@@ -1,11 +1,102 @@
-//! `linerate server`.
+//! `linerate server`: serve iperf3-compatible tests, many at once, within limits.
 
+use std::io::Write;
+use std::net::IpAddr;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::Context;
+use linerate_traffic::server::{Level, ServerLog};
+use linerate_traffic::{Server, ServerConfig};
+use linerate_units::Duration;
 
 /// Arguments of `linerate server`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+#[command(
+    after_help = "Any iperf3 client (or `linerate client`) can run tests against this \
+server; unlike iperf3, several clients can test at the same time. Logs go to stderr."
+)]
+pub struct Args {
+    /// Port for control and data (TCP and UDP)
+    #[arg(short, long, default_value_t = 5201)]
+    pub port: u16,
+    /// Address to listen on (default: all, IPv6 and IPv4)
+    #[arg(short = 'B', long, value_name = "ADDR")]
+    pub bind: Option<IpAddr>,
+    /// Serve one test, then exit
+    #[arg(short = '1', long)]
+    pub one_off: bool,
+    /// Tests running at once; more clients get "busy" (iperf3's access denied)
+    #[arg(long, default_value_t = 16, value_name = "N")]
+    pub max_tests: usize,
+    /// Streams per test, both directions counted
+    #[arg(long, default_value_t = 128, value_name = "N")]
+    pub max_streams: u32,
+    /// Longest test accepted
+    #[arg(long, default_value = "1h", value_name = "DURATION")]
+    pub max_duration: Duration,
+    /// Time a client gets for each handshake step
+    #[arg(long, default_value = "10s", value_name = "DURATION")]
+    pub handshake_timeout: Duration,
+    /// A test that moves no data for this long is ended
+    #[arg(long, default_value = "30s", value_name = "DURATION")]
+    pub idle_timeout: Duration,
+    /// Bind data sockets to a network device (SO_BINDTODEVICE)
+    #[arg(long, value_name = "DEV")]
+    pub bind_dev: Option<String>,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    super::not_built("server", "Traffic engine, part 1")
+fn log_line(rec: &ServerLog) -> String {
+    let level = match rec.level {
+        Level::Info => "",
+        Level::Warn => "warning: ",
+    };
+    let mut who = String::new();
+    if let Some(n) = rec.test {
+        who.push_str(&format!("test {n} "));
+    }
+    if let Some(p) = rec.peer {
+        who.push_str(&format!("{p} "));
+    }
+    let who = if who.is_empty() {
+        String::new()
+    } else {
+        format!("[{}] ", who.trim_end())
+    };
+    format!("linerate server: {level}{who}{}\n", rec.message)
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.max_tests == 0 || args.max_streams == 0 {
+        anyhow::bail!("--max-tests and --max-streams must be at least 1");
+    }
+    let cfg = ServerConfig {
+        bind: args.bind,
+        port: args.port,
+        one_off: args.one_off,
+        max_tests: args.max_tests,
+        max_streams: args.max_streams,
+        max_duration: args.max_duration.as_std(),
+        handshake_timeout: args.handshake_timeout.as_std(),
+        idle_timeout: args.idle_timeout.as_std(),
+        max_pending: 64,
+        sock: linerate_traffic::config::SocketOptions {
+            bind_dev: args.bind_dev.clone(),
+            ..Default::default()
+        },
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, Arc::clone(&stop))
+            .context("installing the signal handler")?;
+    }
+    let log: linerate_traffic::server::LogSink = Arc::new(|rec: ServerLog| {
+        let _ = std::io::stderr()
+            .lock()
+            .write_all(log_line(&rec).as_bytes());
+    });
+    let server = Server::bind(cfg, log).context("starting the server")?;
+    server.serve(&stop).context("serving")?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# bench/peers.sh: linerate against the tools operators use, on loopback, side by side.
+#
+#   TCP 1 stream          linerate vs iperf3                 (receiver bits/s)
+#   TCP 2 streams         linerate vs iperf3, iperf2         (receiver bits/s)
+#   UDP 64-byte frames    linerate --mode pps vs iperf3 -u -l 18 -b 0   (received packets/s),
+#                         linerate with UDP GSO (its default) and without (--no-gso)
+#   TCP rr 1 byte         linerate --mode rr vs sockperf ping-pong --tcp (transactions/s, p99)
+#                         each without and with CPU pinning
+#
+# Runs are interleaved (A B C A B C ...) so drift hits every tool alike; each is bounded by
+# `timeout`. Prints the medians and the ratios linerate/peer as a Markdown table and keeps the
+# raw numbers in $OUT. Numbers on a shared machine are noisy: compare ratios, not absolutes.
+#
+# Environment: DURATION (seconds per run, default 10), REPS (default 3), OUT (results folder),
+# LINERATE (a built binary; default: build target/release/linerate), CASES (default
+# "tcp1 tcp2 udp64 udp64_nogso rr rr_pinned").
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+DURATION=${DURATION:-10}
+REPS=${REPS:-3}
+CASES=${CASES:-"tcp1 tcp2 udp64 udp64_nogso rr rr_pinned"}
+OUT=${OUT:-bench/results/peers-$(date -u +%Y%m%dT%H%M%SZ)}
+LIMIT=$((DURATION + 30))
+mkdir -p "$OUT"
+RAW="$OUT/raw.tsv"
+: >"$RAW"
+
+need() {
+    local missing=()
+    for p in "$@"; do
+        command -v "${p%%:*}" >/dev/null 2>&1 || missing+=("${p##*:}")
+    done
+    if ((${#missing[@]})); then
+        echo "installing ${missing[*]} from Debian" >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}" >/dev/null
+    fi
+}
+need iperf3:iperf3 iperf:iperf sockperf:sockperf python3:python3
+
+if [[ -z "${LINERATE:-}" ]]; then
+    cargo build --release -p linerate >&2
+    LINERATE=target/release/linerate
+fi
+
+free_port() {
+    python3 -c 'import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+PIDS=()
+cleanup() {
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+}
+trap cleanup EXIT INT TERM
+
+CPU0=$(python3 -c 'import os; print(sorted(os.sched_getaffinity(0))[0])')
+
+P_LR=$(free_port)
+"$LINERATE" server -B 127.0.0.1 -p "$P_LR" --max-duration "$((DURATION + 10))s" 2>"$OUT/linerate-server.log" &
+PIDS+=($!)
+P_I3=$(free_port)
+iperf3 -s -B 127.0.0.1 -p "$P_I3" >"$OUT/iperf3-server.log" 2>&1 &
+PIDS+=($!)
+P_I2=$(free_port)
+iperf -s -B 127.0.0.1 -p "$P_I2" >"$OUT/iperf2-server.log" 2>&1 &
+PIDS+=($!)
+P_SP=$(free_port)
+sockperf sr --tcp -i 127.0.0.1 -p "$P_SP" >"$OUT/sockperf-server.log" 2>&1 &
+PIDS+=($!)
+P_SP1=$(free_port)
+taskset -c "$CPU0" sockperf sr --tcp -i 127.0.0.1 -p "$P_SP1" >"$OUT/sockperf-pinned-server.log" 2>&1 &
+PIDS+=($!)
+sleep 1
+
+# json_get FILE EXPR: evaluates a Python expression over the JSON document `d`.
+json_get() {
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+record() { printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "${5:-}" >>"$RAW"; }
+
+run_case() {
+    local case=$1 rep=$2 f v p99
+    f="$OUT/$case-$rep"
+    case $case in
+    tcp1 | tcp2)
+        local par=1
+        [[ $case == tcp2 ]] && par=2
+        timeout "$LIMIT" "$LINERATE" client 127.0.0.1 -p "$P_LR" -t "${DURATION}s" -P "$par" -i 0 --json >"$f-linerate.json"
+        record "$case" linerate "$rep" "$(json_get "$f-linerate.json" "d['end']['sum_received']['bits_per_second']")"
+        timeout "$LIMIT" iperf3 -c 127.0.0.1 -p "$P_I3" -t "$DURATION" -P "$par" -J >"$f-iperf3.json"
+        record "$case" iperf3 "$rep" "$(json_get "$f-iperf3.json" "d['end']['sum_received']['bits_per_second']")"
+        if [[ $case == tcp2 ]]; then
+            timeout "$LIMIT" iperf -c 127.0.0.1 -p "$P_I2" -t "$DURATION" -P 2 -y C >"$f-iperf2.csv"
+            # Per-stream CSV lines (and a sum line, id -1, on some versions): last field is bit/s.
+            v=$(python3 -c 'import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) >= 9]
+s = [r for r in rows if r[5] == "-1"]
+print(float(s[-1][8]) if s else sum(float(r[8]) for r in rows))' "$f-iperf2.csv")
+            record "$case" iperf2 "$rep" "$v"
+        fi
+        ;;
+    udp64 | udp64_nogso)
+        local gso=()
+        [[ $case == udp64_nogso ]] && gso=(--no-gso)
+        timeout "$LIMIT" "$LINERATE" client 127.0.0.1 -p "$P_LR" --mode pps -l 18 "${gso[@]}" -t "${DURATION}s" -i 0 --json >"$f-linerate.json"
+        record "$case" linerate "$rep" "$(json_get "$f-linerate.json" "d['linerate']['received_pps']")"
+        timeout "$LIMIT" iperf3 -c 127.0.0.1 -p "$P_I3" -u -l 18 -b 0 -t "$DURATION" -J >"$f-iperf3.json"
+        record "$case" iperf3 "$rep" "$(json_get "$f-iperf3.json" "(d['end']['sum']['packets'] - d['end']['sum']['lost_packets']) / d['end']['sum']['seconds']")"
+        ;;
+    rr | rr_pinned)
+        local aff=() pin=() port=$P_SP
+        if [[ $case == rr_pinned ]]; then
+            aff=(--affinity)
+            pin=(taskset -c "$CPU0")
+            port=$P_SP1
+        fi
+        timeout "$LIMIT" "$LINERATE" client 127.0.0.1 -p "$P_LR" --mode rr --rr-size 1/1 "${aff[@]}" -t "${DURATION}s" -i 0 --json >"$f-linerate.json"
+        record "$case" linerate "$rep" \
+            "$(json_get "$f-linerate.json" "d['linerate']['rr']['transactions_per_second']")" \
+            "$(json_get "$f-linerate.json" "d['linerate']['rr']['latency']['p99_us']")"
+        # sockperf's smallest message is 14 bytes (its header); --full-rtt for round trips.
+        timeout "$LIMIT" "${pin[@]}" sockperf pp --tcp -i 127.0.0.1 -p "$port" -m 14 --mps=max --full-rtt -t "$DURATION" >"$f-sockperf.txt" 2>&1
+        v=$(python3 -c 'import re, sys
+t = open(sys.argv[1]).read()
+m = re.search(r"\[Valid Duration\] RunTime=([\d.]+) sec; SentMessages=\d+; ReceivedMessages=(\d+)", t)
+print(int(m.group(2)) / float(m.group(1)))' "$f-sockperf.txt")
+        p99=$(python3 -c 'import re, sys
+t = open(sys.argv[1]).read()
+print(re.search(r"percentile 99\.000 =\s*([\d.]+)", t).group(1))' "$f-sockperf.txt")
+        record "$case" sockperf "$rep" "$v" "$p99"
+        ;;
+    *)
+        echo "unknown case $case" >&2
+        exit 2
+        ;;
+    esac
+}
+
+echo "linerate vs peers on loopback: ${DURATION} s per run, ${REPS} repetitions, cases: $CASES" >&2
+for rep in $(seq 1 "$REPS"); do
+    for c in $CASES; do
+        echo "  repetition $rep: $c" >&2
+        run_case "$c" "$rep"
+    done
+done
+
+python3 - "$RAW" "$DURATION" "$REPS" <<'EOF' | tee "$OUT/summary.md"
+import statistics, sys
+from collections import defaultdict
+
+raw, duration, reps = sys.argv[1], sys.argv[2], sys.argv[3]
+vals, p99 = defaultdict(list), defaultdict(list)
+for line in open(raw):
+    case, tool, rep, v, q = (line.rstrip("\n").split("\t") + [""])[:5]
+    vals[(case, tool)].append(float(v))
+    if q:
+        p99[(case, tool)].append(float(q))
+
+def fmt(case, v):
+    if case.startswith("tcp"):
+        return f"{v / 1e9:.2f} Gbit/s"
+    if case.startswith("udp64"):
+        return f"{v / 1e3:.0f} kpps"
+    return f"{v / 1e3:.1f} k trans/s"
+
+titles = {
+    "tcp1": ("TCP, 1 stream", {"iperf3": 1.0}),
+    "tcp2": ("TCP, 2 streams", {"iperf3": 1.4, "iperf2": 1.0}),
+    "udp64": ("UDP 64-byte frames, received (GSO)", {"iperf3": 2.5}),
+    "udp64_nogso": ("UDP 64-byte frames, received, --no-gso", {"iperf3": 2.5}),
+    "rr": ("TCP rr 1 B (sockperf 14 B)", {"sockperf": 1.0}),
+    "rr_pinned": ("TCP rr 1 B, pinned", {"sockperf": 1.0}),
+}
+print(f"{duration} s per run, median of {reps} interleaved repetitions (min … max in brackets)\n")
+print("| case | linerate | peer | peer median | ratio | target | met |")
+print("|---|---|---|---|---|---|---|")
+for case, (title, peers) in titles.items():
+    lr = vals.get((case, "linerate"))
+    if not lr:
+        continue
+    m = statistics.median(lr)
+    lr_txt = f"{fmt(case, m)} [{fmt(case, min(lr))} … {fmt(case, max(lr))}]"
+    if p99.get((case, "linerate")):
+        lr_txt += f", p99 {statistics.median(p99[(case, 'linerate')]):.1f} µs"
+    for peer, target in peers.items():
+        pv = vals.get((case, peer))
+        if not pv:
+            continue
+        pm = statistics.median(pv)
+        peer_txt = f"{fmt(case, pm)} [{fmt(case, min(pv))} … {fmt(case, max(pv))}]"
+        if p99.get((case, peer)):
+            peer_txt += f", p99 {statistics.median(p99[(case, peer)]):.1f} µs"
+        ratio = m / pm if pm else float("inf")
+        ok = ratio >= target
+        if p99.get((case, peer)) and p99.get((case, "linerate")):
+            ok = ok and statistics.median(p99[(case, "linerate")]) <= statistics.median(p99[(case, peer)])
+        print(f"| {title} | {lr_txt} | {peer} | {peer_txt} | {ratio:.2f}× | ≥ {target}× | {'yes' if ok else 'NO'} |")
+EOF
+echo "raw numbers and logs: $OUT" >&2

@@ -1,0 +1,39 @@
+//! The traffic engine: the iperf3-compatible control channel, a server that runs many tests at
+//! once, a client, one OS thread per TCP or UDP stream, interval sampling and the results model.
+//!
+//! Nothing here prints: the client returns a [`RunResult`] and emits [`Event`]s through a
+//! callback; the server reports what it does through a log callback. The binary renders both.
+//! [`report::iperf3_json`] turns a result into iperf3's `--json` schema, the exchange format
+//! other tools (and the results store) read.
+
+pub mod affinity;
+pub mod client;
+pub mod config;
+pub mod cpu;
+pub mod error;
+pub mod event;
+pub mod exchange;
+pub mod latency;
+pub mod modes;
+pub mod pps;
+pub mod protocol;
+pub mod report;
+pub mod result;
+pub mod rr;
+pub mod sampler;
+pub mod server;
+pub mod sockopt;
+pub mod stream;
+
+pub use client::run_client;
+pub use config::{ClientConfig, Direction, Protocol};
+pub use error::TrafficError;
+pub use event::Event;
+pub use result::RunResult;
+pub use server::{Server, ServerConfig, ServerLog};
+
+/// The version of linerate's protocol extension (the `"linerate"` JSON key).
+pub const EXTENSION_VERSION: u32 = 1;
+
+/// The version string of this engine, sent to peers.
+pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,505 @@
+//! The linerate-only test modes (`pps`, `rr`, `crr`) and `--affinity`, joined to part 1's machinery at a few points:
+//!
+//! - their options travel in the extension key ([`ModeOptions`] inside
+//!   [`Extension`]);
+//! - each data stream carries a [`Work`] in its [`StreamSpec`]: [`run`] takes over the stream's
+//!   thread when the work is not plain bulk transfer;
+//! - the client turns the run into a [`ModeResult`] ([`result::build`]), which `--json` puts
+//!   in the `linerate` object.
+//!
+//! Streams of these modes still count into [`StreamCounters`]: bytes, and for datagrams and
+//! transactions the `packets`/`lost`/`out_of_order`/`duplicates` counters, so interval
+//! sampling, the results exchange and the idle watchdog work unchanged.
+
+pub mod result;
+
+use std::net::{SocketAddr, TcpListener};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use linerate_units::ByteSize;
+use serde::{Deserialize, Serialize};
+
+use crate::affinity::{CpuList, Placement};
+use crate::config::{ClientConfig, Direction, Mode, Protocol};
+use crate::error::TrafficError;
+use crate::latency::Latency;
+use crate::protocol::{Cookie, Extension, TestParams};
+use crate::stream::{Budget, DataSocket, StreamCounters, StreamSpec};
+
+pub use result::ModeResult;
+
+/// Largest request or response of a TCP transaction.
+pub const MAX_RR_TCP: u64 = 1024 * 1024;
+/// Largest request or response of a UDP transaction (one datagram).
+pub const MAX_RR_UDP: u64 = 65_507;
+
+/// Request and response sizes of a transaction (`--rr-size REQ/RESP`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RrSize {
+    /// Bytes the client sends.
+    pub request: u64,
+    /// Bytes the server answers.
+    pub response: u64,
+}
+
+impl Default for RrSize {
+    fn default() -> Self {
+        RrSize {
+            request: 1,
+            response: 1,
+        }
+    }
+}
+
+impl std::str::FromStr for RrSize {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<RrSize, String> {
+        let (a, b) = s.split_once('/').ok_or_else(|| {
+            format!("\"{s}\" is not REQ/RESP (e.g. 1/1, 64/1KiB: request and response sizes)")
+        })?;
+        let size = |x: &str, what: &str| -> Result<u64, String> {
+            let v: ByteSize = x
+                .trim()
+                .parse()
+                .map_err(|e| format!("{what} size \"{x}\" in \"{s}\": {e}"))?;
+            if v.bytes() == 0 {
+                return Err(format!("{what} size in \"{s}\" must be at least 1 byte"));
+            }
+            Ok(v.bytes())
+        };
+        Ok(RrSize {
+            request: size(a, "request")?,
+            response: size(b, "response")?,
+        })
+    }
+}
+
+impl std::fmt::Display for RrSize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.request, self.response)
+    }
+}
+
+/// Options of the linerate-only modes, carried in the extension key.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModeOptions {
+    /// rr/crr request and response sizes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rr_size: Option<RrSize>,
+    /// pps: simple IMIX instead of one size.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub imix: bool,
+    /// CPUs the server pins its workers to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_cpus: Option<CpuList>,
+    /// pps: send one datagram per message instead of using UDP GSO.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_gso: bool,
+}
+
+impl ModeOptions {
+    /// Whether nothing is set (the key is then left out of the parameters).
+    pub fn is_default(&self) -> bool {
+        *self == ModeOptions::default()
+    }
+}
+
+/// The client's own options that never travel.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClientModeOptions {
+    /// Options sent to the server.
+    pub shared: ModeOptions,
+    /// CPUs the client pins its workers to.
+    pub client_cpus: Option<CpuList>,
+}
+
+/// What a stream's thread does when it is not plain bulk transfer.
+///
+/// (A sendfile-based `--zerocopy` for bulk TCP was built and measured: on loopback it moved
+/// 147–150 Gbit/s against 156–204 Gbit/s with plain writes over 2 streams, and 75 against
+/// 115 Gbit/s over one, because the receiver copies anyway; it was dropped.)
+#[derive(Debug, Clone, Default)]
+pub enum WorkKind {
+    /// Bulk TCP/UDP (part 1's loops).
+    #[default]
+    Stream,
+    /// Small datagrams, batched.
+    Pps(crate::pps::PpsSpec),
+    /// Request/response on the stream's own socket.
+    Rr(RrSize),
+    /// Client: connect, request, response, close, to `addr`.
+    CrrClient {
+        /// The server's transaction port.
+        addr: SocketAddr,
+        /// Sizes.
+        size: RrSize,
+    },
+    /// Server: accept transactions on a listener shared by the test's streams.
+    CrrServer {
+        /// The test's transaction listener.
+        listener: Arc<TcpListener>,
+        /// Sizes.
+        size: RrSize,
+    },
+}
+
+/// What one worker reports besides its counters.
+#[derive(Debug, Default)]
+pub struct WorkReport {
+    /// Where it ran.
+    pub placement: Placement,
+    /// Transaction latencies (rr/crr client workers), filled when the worker ends.
+    pub latency: Mutex<Option<Latency>>,
+    /// Errors that did not stop the worker (crr connects refused, rr timeouts).
+    pub soft_errors: std::sync::atomic::AtomicU64,
+}
+
+/// A stream's work: what to do and where to run.
+#[derive(Debug, Clone, Default)]
+pub struct Work {
+    /// What to do.
+    pub kind: WorkKind,
+    /// CPU to pin the thread to.
+    pub cpu: Option<usize>,
+    /// Filled by the worker.
+    pub report: Arc<WorkReport>,
+}
+
+impl Work {
+    /// The latency histogram the worker left, if any.
+    pub fn latency(&self) -> Option<Latency> {
+        match self.report.latency.lock() {
+            Ok(g) => g.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+
+    pub(crate) fn store_latency(&self, l: Latency) {
+        match self.report.latency.lock() {
+            Ok(mut g) => *g = Some(l),
+            Err(p) => *p.into_inner() = Some(l),
+        }
+    }
+}
+
+/// Runs `socket`'s stream when its work is not part 1's bulk transfer; gives the socket back
+/// (`Err`) otherwise. Pins the thread first when asked.
+pub fn run(
+    spec: &StreamSpec,
+    socket: DataSocket,
+    counters: &StreamCounters,
+    stop: &AtomicBool,
+    budget: Option<&Budget>,
+) -> Result<DataSocket, DataSocket> {
+    let work = &spec.work;
+    // A CPU that cannot be used (gone offline, outside the cpuset) leaves the thread unpinned;
+    // the report then shows no pinned CPU.
+    let _ = work.report.placement.enter(work.cpu);
+    let out = match (&work.kind, socket, spec.direction) {
+        (WorkKind::Stream, s, _) => return Err(s),
+        (WorkKind::Pps(p), DataSocket::Udp(s), Direction::Send) => {
+            DataSocket::Udp(crate::pps::send(spec, p, s, counters, stop, budget))
+        }
+        (WorkKind::Pps(p), DataSocket::Udp(s), Direction::Receive) => {
+            DataSocket::Udp(crate::pps::receive(spec, p, s, counters, stop))
+        }
+        (WorkKind::Rr(size), DataSocket::Tcp(s), Direction::Send) => {
+            DataSocket::Tcp(crate::rr::tcp::client(spec, *size, s, counters, stop))
+        }
+        (WorkKind::Rr(size), DataSocket::Tcp(s), Direction::Receive) => {
+            DataSocket::Tcp(crate::rr::tcp::server(*size, s, counters, stop))
+        }
+        (WorkKind::Rr(size), DataSocket::Udp(s), Direction::Send) => {
+            DataSocket::Udp(crate::rr::udp::client(spec, *size, s, counters, stop))
+        }
+        (WorkKind::Rr(size), DataSocket::Udp(s), Direction::Receive) => {
+            DataSocket::Udp(crate::rr::udp::server(spec, *size, s, counters, stop))
+        }
+        (WorkKind::CrrClient { addr, size }, s, Direction::Send) => {
+            crate::rr::crr::client(spec, *addr, *size, counters, stop);
+            s
+        }
+        (WorkKind::CrrServer { listener, size }, s, Direction::Receive) => {
+            crate::rr::crr::server(spec, listener, *size, counters, stop);
+            s
+        }
+        // A combination the checks exclude; run it as a plain stream rather than not at all.
+        (_, s, _) => return Err(s),
+    };
+    work.report.placement.note();
+    Ok(out)
+}
+
+/// Checks the client's mode options before anything is sent.
+pub fn check_client(cfg: &ClientConfig) -> Result<(), TrafficError> {
+    let bad = |m: String| Err(TrafficError::BadParams(m));
+    let o = &cfg.modes.shared;
+    let mode = cfg.mode;
+    if o.no_gso && mode != Mode::Pps {
+        return bad("--no-gso needs --mode pps".to_owned());
+    }
+    if o.imix && mode != Mode::Pps {
+        return bad("--imix needs --mode pps".to_owned());
+    }
+    if o.rr_size.is_some() && !matches!(mode, Mode::Rr | Mode::Crr) {
+        return bad("--rr-size needs --mode rr or crr".to_owned());
+    }
+    match mode {
+        Mode::Stream => Ok(()),
+        Mode::Pps => {
+            if cfg.protocol != Protocol::Udp {
+                return bad("--mode pps sends UDP datagrams; it cannot run over TCP".to_owned());
+            }
+            match cfg.len {
+                Some(l) if !o.imix && l.bytes() < crate::pps::MIN_PAYLOAD as u64 => bad(format!(
+                    "-l {} is below the {}-byte minimum of --mode pps (18 bytes of UDP payload \
+                     make a 64-byte Ethernet frame)",
+                    l.bytes(),
+                    crate::pps::MIN_PAYLOAD
+                )),
+                Some(_) if o.imix => bad("--imix chooses the sizes itself; drop -l".to_owned()),
+                _ => Ok(()),
+            }
+        }
+        Mode::Rr | Mode::Crr => {
+            if cfg.reverse || cfg.bidir {
+                return bad(format!(
+                    "--mode {} has no direction: drop -R/--bidir",
+                    mode.name()
+                ));
+            }
+            if mode == Mode::Crr && cfg.protocol == Protocol::Udp {
+                return bad("--mode crr opens TCP connections; use --mode rr with -u".to_owned());
+            }
+            rr_size_ok(o.rr_size.unwrap_or_default(), cfg.protocol).map_err(TrafficError::BadParams)
+        }
+    }
+}
+
+fn rr_size_ok(size: RrSize, protocol: Protocol) -> Result<(), String> {
+    let max = match protocol {
+        Protocol::Tcp => MAX_RR_TCP,
+        Protocol::Udp => MAX_RR_UDP,
+    };
+    for (what, v) in [("request", size.request), ("response", size.response)] {
+        if !(1..=max).contains(&v) {
+            return Err(format!(
+                "--rr-size {size}: the {what} must be 1 to {max} bytes over {}",
+                protocol.iperf3_name()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The extension key the client sends.
+pub fn extension(cfg: &ClientConfig) -> Extension {
+    let mut e = Extension::new(cfg.mode);
+    e.options = cfg.modes.shared.clone();
+    if matches!(cfg.mode, Mode::Rr | Mode::Crr) && e.options.rr_size.is_none() {
+        e.options.rr_size = Some(RrSize::default());
+    }
+    e
+}
+
+/// The server's check of a client's mode: `Err` is the refusal sent back.
+pub fn check_server(p: &TestParams) -> Result<(), String> {
+    let Some(ext) = &p.extension else {
+        return Ok(());
+    };
+    let o = &ext.options;
+    match ext.mode {
+        Mode::Stream => {}
+        Mode::Pps => {
+            if p.protocol != Protocol::Udp {
+                return Err("--mode pps needs UDP".to_owned());
+            }
+            if !o.imix && p.len < crate::pps::MIN_PAYLOAD as u64 {
+                return Err(format!(
+                    "--mode pps needs datagrams of at least {} bytes",
+                    crate::pps::MIN_PAYLOAD
+                ));
+            }
+        }
+        Mode::Rr | Mode::Crr => {
+            if p.reverse || p.bidirectional {
+                return Err(format!("--mode {} has no direction", ext.mode.name()));
+            }
+            if ext.mode == Mode::Crr && p.protocol != Protocol::Tcp {
+                return Err("--mode crr needs TCP".to_owned());
+            }
+            rr_size_ok(o.rr_size.unwrap_or_default(), p.protocol)?;
+        }
+    }
+    if let Some(cpus) = &o.server_cpus {
+        let allowed = crate::affinity::allowed_cpus();
+        if let Some(c) = cpus.0.iter().find(|c| !allowed.contains(c)) {
+            return Err(format!(
+                "--affinity: CPU {c} is not available on the server (it may use {allowed:?})"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// How the server's log names the client and its mode.
+pub fn describe(p: &TestParams) -> String {
+    match &p.extension {
+        None => String::new(),
+        Some(e) if e.mode == Mode::Stream => ", linerate client".to_owned(),
+        Some(e) => format!(", linerate client, --mode {}", e.mode.name()),
+    }
+}
+
+/// What the server sets up for a test's mode before the streams (the crr listener).
+#[derive(Debug, Default)]
+pub struct ServerSide {
+    listener: Option<Arc<TcpListener>>,
+}
+
+impl ServerSide {
+    /// Binds the crr transaction listener on the control connection's local address.
+    pub fn prepare(p: &TestParams, local: Option<SocketAddr>) -> Result<ServerSide, TrafficError> {
+        let crr = p.extension.as_ref().is_some_and(|e| e.mode == Mode::Crr);
+        if !crr {
+            return Ok(ServerSide::default());
+        }
+        let ip = local.map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), |a| {
+            a.ip()
+        });
+        let l = TcpListener::bind(SocketAddr::new(ip, 0)).map_err(|e| {
+            TrafficError::socket(format!("binding the crr transaction port on {ip}"), e)
+        })?;
+        Ok(ServerSide {
+            listener: Some(Arc::new(l)),
+        })
+    }
+
+    /// The crr transaction port, announced in the hello.
+    pub fn data_port(&self) -> Option<u16> {
+        self.listener
+            .as_ref()
+            .and_then(|l| l.local_addr().ok())
+            .map(|a| a.port())
+    }
+
+    /// The work of the server's stream `index`.
+    pub fn work(&self, p: &TestParams, cookie: &Cookie, index: usize) -> Work {
+        let Some(ext) = &p.extension else {
+            return Work::default();
+        };
+        let o = &ext.options;
+        let size = o.rr_size.unwrap_or_default();
+        let kind = match ext.mode {
+            Mode::Stream => WorkKind::Stream,
+            Mode::Pps => WorkKind::Pps(crate::pps::PpsSpec {
+                gso: !o.no_gso,
+                ..crate::pps::PpsSpec::new(p.len as usize, o.imix, cookie)
+            }),
+            Mode::Rr => WorkKind::Rr(size),
+            Mode::Crr => match &self.listener {
+                Some(l) => WorkKind::CrrServer {
+                    listener: Arc::clone(l),
+                    size,
+                },
+                None => WorkKind::Stream,
+            },
+        };
+        Work {
+            kind,
+            cpu: o.server_cpus.as_ref().and_then(|c| c.for_worker(index)),
+            report: Arc::default(),
+        }
+    }
+}
+
+/// The work of the client's stream `index`; `crr_port` comes from the server's hello.
+pub fn client_work(
+    cfg: &ClientConfig,
+    p: &TestParams,
+    cookie: &Cookie,
+    index: usize,
+    server: SocketAddr,
+    crr_port: Option<u16>,
+) -> Result<Work, TrafficError> {
+    let o = &cfg.modes.shared;
+    let size = o.rr_size.unwrap_or_default();
+    let kind = match cfg.mode {
+        Mode::Stream => WorkKind::Stream,
+        Mode::Pps => WorkKind::Pps(crate::pps::PpsSpec {
+            gso: !o.no_gso,
+            ..crate::pps::PpsSpec::new(p.len as usize, o.imix, cookie)
+        }),
+        Mode::Rr => WorkKind::Rr(size),
+        Mode::Crr => {
+            let port = crr_port.ok_or_else(|| {
+                TrafficError::BadJson("the server's hello names no crr transaction port".into())
+            })?;
+            WorkKind::CrrClient {
+                addr: SocketAddr::new(server.ip(), port),
+                size,
+            }
+        }
+    };
+    Ok(Work {
+        kind,
+        cpu: cfg
+            .modes
+            .client_cpus
+            .as_ref()
+            .and_then(|c| c.for_worker(index)),
+        report: Arc::default(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rr_sizes_parse_with_units_and_reject_nonsense() {
+        let s: RrSize = "1/1".parse().unwrap();
+        assert_eq!((s.request, s.response), (1, 1));
+        let s: RrSize = "64/1KiB".parse().unwrap();
+        assert_eq!((s.request, s.response), (64, 1024));
+        assert!("64".parse::<RrSize>().unwrap_err().contains("REQ/RESP"));
+        assert!("0/1".parse::<RrSize>().unwrap_err().contains("at least 1"));
+        assert!("x/1".parse::<RrSize>().unwrap_err().contains("\"x\""));
+        assert!(rr_size_ok("1/70000".parse().unwrap(), Protocol::Udp).is_err());
+        assert!(rr_size_ok("1/70000".parse().unwrap(), Protocol::Tcp).is_ok());
+    }
+
+    #[test]
+    fn options_round_trip_in_the_extension_and_stay_out_when_default() {
+        let mut e = Extension::new(Mode::Rr);
+        assert!(serde_json::to_value(&e).unwrap().get("options").is_none());
+        e.options.rr_size = Some("3/5".parse().unwrap());
+        e.options.server_cpus = Some(CpuList(vec![1]));
+        let v = serde_json::to_value(&e).unwrap();
+        assert_eq!(v["options"]["rr_size"]["response"], 5);
+        assert_eq!(Extension::from_json(&v).unwrap(), e);
+    }
+
+    #[test]
+    fn client_checks_name_the_flag() {
+        let mut cfg = ClientConfig {
+            mode: Mode::Pps,
+            ..ClientConfig::default()
+        };
+        let msg = check_client(&cfg).unwrap_err().to_string();
+        assert!(msg.contains("UDP"), "{msg}");
+        cfg.protocol = Protocol::Udp;
+        cfg.len = Some(ByteSize::from_bytes(12));
+        let msg = check_client(&cfg).unwrap_err().to_string();
+        assert!(msg.contains("-l 12"), "{msg}");
+        cfg.len = None;
+        assert!(check_client(&cfg).is_ok());
+        cfg.mode = Mode::Crr;
+        assert!(check_client(&cfg).unwrap_err().to_string().contains("-u"));
+        cfg.protocol = Protocol::Tcp;
+        cfg.reverse = true;
+        assert!(check_client(&cfg).unwrap_err().to_string().contains("-R"));
+    }
+}

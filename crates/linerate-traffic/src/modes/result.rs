@@ -1,0 +1,398 @@
+//! The modes' results as data: packet rates and wire bit rates for pps, transactions and
+//! latency for rr/crr, and where every worker ran. `--json` puts them in the `linerate` object.
+
+use serde::{Deserialize, Serialize};
+
+use crate::affinity::PlacementReport;
+use crate::config::{ClientConfig, Direction, Mode, Protocol};
+use crate::latency::{HistogramDump, Latency, LatencySummary};
+use crate::pps::frame::wire_rates;
+use crate::protocol::PeerResults;
+use crate::result::{EndInfo, Interval, StartInfo, percent};
+use crate::stream::StreamHandle;
+
+/// What a pps run moved.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PpsResult {
+    /// `imix`, or the Ethernet frame size of the datagrams (`64` for `-l 18` over IPv4).
+    pub frame: String,
+    /// Mean UDP payload, bytes.
+    pub payload_bytes: f64,
+    /// Datagrams sent.
+    pub sent_packets: u64,
+    /// Distinct datagrams received.
+    pub received_packets: u64,
+    /// Datagrams sent and never received: `sent_packets − received_packets`. Counts the ones
+    /// lost at the end of the run too, which no receiver can see as a gap.
+    pub lost_packets: u64,
+    /// Lost, percent of those sent.
+    pub lost_percent: f64,
+    /// Lost as the receiver saw it: gaps in the sequence (iperf3's count).
+    pub lost_in_gaps: u64,
+    /// Received after a later one.
+    pub reordered_packets: u64,
+    /// Received more than once.
+    pub duplicate_packets: u64,
+    /// Datagrams on the receiving ports that were not this test's (counted, then ignored).
+    pub foreign_datagrams: u64,
+    /// Sending seconds.
+    pub sent_seconds: f64,
+    /// Receiving seconds.
+    pub received_seconds: f64,
+    /// Datagrams sent per second.
+    pub sent_pps: f64,
+    /// Distinct datagrams received per second.
+    pub received_pps: f64,
+    /// What the sent datagrams are on Ethernet: frames (L2, FCS included), bit/s.
+    pub sent_l2_bits_per_second: f64,
+    /// … and with preamble and inter-frame gap (L1), bit/s.
+    pub sent_l1_bits_per_second: f64,
+    /// The received datagrams as frames (L2), bit/s.
+    pub received_l2_bits_per_second: f64,
+    /// … at L1, bit/s.
+    pub received_l1_bits_per_second: f64,
+}
+
+/// Transactions in one interval.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RrInterval {
+    /// Seconds from the start.
+    pub start: f64,
+    /// Seconds from the start.
+    pub end: f64,
+    /// Transactions completed.
+    pub transactions: u64,
+    /// Per second.
+    pub transactions_per_second: f64,
+}
+
+/// What an rr/crr run measured.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RrResult {
+    /// TCP or UDP.
+    pub protocol: String,
+    /// Request bytes.
+    pub request_bytes: u64,
+    /// Response bytes.
+    pub response_bytes: u64,
+    /// Transactions completed.
+    pub transactions: u64,
+    /// Seconds measured.
+    pub seconds: f64,
+    /// Transactions per second.
+    pub transactions_per_second: f64,
+    /// UDP transactions without an answer in time.
+    pub lost_transactions: u64,
+    /// Failed connects or exchanges (crr), retried.
+    pub errors: u64,
+    /// Latency percentiles, µs.
+    pub latency: LatencySummary,
+    /// The whole latency histogram.
+    pub histogram: HistogramDump,
+    /// Per interval.
+    pub intervals: Vec<RrInterval>,
+}
+
+/// Where one of the client's workers ran.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ThreadReport {
+    /// Stream id.
+    pub id: i64,
+    /// From the client's view.
+    pub direction: Option<Direction>,
+    /// Pinned CPU and CPUs seen.
+    #[serde(flatten)]
+    pub placement: PlacementReport,
+}
+
+/// Everything the modes add to a run's result.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModeResult {
+    /// pps figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pps: Option<PpsResult>,
+    /// rr/crr figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rr: Option<RrResult>,
+    /// The client's workers.
+    pub threads: Vec<ThreadReport>,
+    /// The server's workers (when the server reports them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub server_threads: Vec<ThreadReport>,
+}
+
+fn rate(n: u64, secs: f64) -> f64 {
+    if secs > 0.0 { n as f64 / secs } else { 0.0 }
+}
+
+/// pps figures from the run's totals.
+pub fn pps(end: &EndInfo, imix: bool, payload: u64, ipv6: bool) -> PpsResult {
+    let mut r = PpsResult {
+        frame: if imix {
+            "imix".to_owned()
+        } else {
+            crate::pps::frame::frame_bytes(payload, ipv6).to_string()
+        },
+        ..PpsResult::default()
+    };
+    let (mut sent_bytes, mut recv_bytes, mut expected) = (0u64, 0u64, 0u64);
+    for d in end.directions() {
+        let s = end.sum(d);
+        let u = s.udp.unwrap_or_default();
+        r.sent_packets += u.sent_packets;
+        expected += u.packets;
+        r.lost_packets += u.lost;
+        r.reordered_packets += u.out_of_order;
+        r.duplicate_packets += u.duplicates.unwrap_or(0);
+        sent_bytes += s.sender.bytes;
+        recv_bytes += s.receiver.bytes;
+        r.sent_seconds = r.sent_seconds.max(s.sender.seconds);
+        r.received_seconds = r.received_seconds.max(s.receiver.seconds);
+    }
+    r.lost_in_gaps = r.lost_packets;
+    r.received_packets = expected.saturating_sub(r.lost_in_gaps);
+    r.lost_packets = r.sent_packets.saturating_sub(r.received_packets);
+    r.lost_percent = percent(r.lost_packets, r.sent_packets);
+    r.payload_bytes = if r.sent_packets > 0 {
+        sent_bytes as f64 / r.sent_packets as f64
+    } else {
+        payload as f64
+    };
+    r.sent_pps = rate(r.sent_packets, r.sent_seconds);
+    r.received_pps = rate(r.received_packets, r.received_seconds);
+    (r.sent_l2_bits_per_second, r.sent_l1_bits_per_second) =
+        wire_rates(r.sent_packets, sent_bytes, r.sent_seconds, ipv6);
+    (r.received_l2_bits_per_second, r.received_l1_bits_per_second) = wire_rates(
+        r.received_packets + r.duplicate_packets,
+        recv_bytes,
+        r.received_seconds,
+        ipv6,
+    );
+    r
+}
+
+/// rr figures: transactions come from the requesters' bytes (each transaction adds exactly
+/// REQ + RESP when it completes), latency from their histograms.
+pub fn rr(
+    cfg: &ClientConfig,
+    streams: &[StreamHandle],
+    intervals: &[Interval],
+    end: &EndInfo,
+) -> RrResult {
+    let size = cfg.modes.shared.rr_size.unwrap_or_default();
+    let per = (size.request + size.response).max(1);
+    let sum = end.sum(Direction::Send);
+    let mut lat = Latency::new();
+    let mut errors = 0;
+    let mut lost = 0;
+    for h in streams
+        .iter()
+        .filter(|h| h.spec.direction == Direction::Send)
+    {
+        if let Some(l) = h.spec.work.latency() {
+            lat.merge(&l);
+        }
+        errors += h
+            .spec
+            .work
+            .report
+            .soft_errors
+            .load(std::sync::atomic::Ordering::Relaxed);
+        lost += h.counters.lost.load(std::sync::atomic::Ordering::Relaxed);
+    }
+    let transactions = sum.sender.bytes / per;
+    RrResult {
+        protocol: cfg.protocol.iperf3_name().to_owned(),
+        request_bytes: size.request,
+        response_bytes: size.response,
+        transactions,
+        seconds: sum.sender.seconds,
+        transactions_per_second: rate(transactions, sum.sender.seconds),
+        lost_transactions: lost,
+        errors,
+        latency: lat.summary(),
+        histogram: lat.buckets(),
+        intervals: intervals
+            .iter()
+            .map(|iv| {
+                let t = iv.sum(Direction::Send).bytes / per;
+                RrInterval {
+                    start: iv.start,
+                    end: iv.end,
+                    transactions: t,
+                    transactions_per_second: rate(t, iv.seconds()),
+                }
+            })
+            .collect(),
+    }
+}
+
+/// Datagrams `streams`' receivers set aside as not their test's.
+pub fn foreign_datagrams(streams: &[StreamHandle]) -> u64 {
+    streams
+        .iter()
+        .map(|h| {
+            h.counters
+                .foreign
+                .load(std::sync::atomic::Ordering::Relaxed)
+        })
+        .sum()
+}
+
+/// Where each of `streams`' workers ran.
+pub fn thread_reports(streams: &[StreamHandle]) -> Vec<ThreadReport> {
+    streams
+        .iter()
+        .map(|h| ThreadReport {
+            id: h.spec.id,
+            direction: Some(h.spec.direction),
+            placement: h.spec.work.report.placement.report(),
+        })
+        .collect()
+}
+
+/// The modes' part of a client run, or `None` for a plain stream run without extras. `peer`
+/// holds the server's thread placement when it is linerate.
+pub fn build(
+    cfg: &ClientConfig,
+    streams: &[StreamHandle],
+    start: &StartInfo,
+    intervals: &[Interval],
+    end: &EndInfo,
+    peer: &PeerResults,
+) -> Option<ModeResult> {
+    let o = &cfg.modes;
+    if cfg.mode == Mode::Stream && o.client_cpus.is_none() {
+        return None;
+    }
+    let ipv6 = start.peer.addr.parse::<std::net::IpAddr>().is_ok_and(|a| {
+        a.is_ipv6() && !matches!(a, std::net::IpAddr::V6(v) if v.to_ipv4_mapped().is_some())
+    });
+    let server_threads = peer
+        .linerate
+        .as_ref()
+        .and_then(|l| l.get("threads"))
+        .and_then(|t| serde_json::from_value::<Vec<ThreadReport>>(t.clone()).ok())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|mut t| {
+            // The server's direction is the opposite of the client's; report the client's view.
+            t.direction = t.direction.map(|d| match d {
+                Direction::Send => Direction::Receive,
+                Direction::Receive => Direction::Send,
+            });
+            t
+        })
+        .collect();
+    let foreign = foreign_datagrams(streams)
+        + peer
+            .linerate
+            .as_ref()
+            .and_then(|l| l.get("foreign_datagrams"))
+            .and_then(serde_json::Value::as_u64)
+            .unwrap_or(0);
+    Some(ModeResult {
+        pps: (cfg.mode == Mode::Pps && cfg.protocol == Protocol::Udp).then(|| PpsResult {
+            foreign_datagrams: foreign,
+            ..pps(end, o.shared.imix, start.blksize, ipv6)
+        }),
+        rr: matches!(cfg.mode, Mode::Rr | Mode::Crr).then(|| rr(cfg, streams, intervals, end)),
+        threads: thread_reports(streams),
+        server_threads,
+    })
+}
+
+/// Adds the modes' figures to `--json`'s `linerate` object: the headline pps figures at its top
+/// level (`sent_pps`, `received_pps`, `lost_packets`, …), then `pps`, `rr` and `threads`.
+pub fn add_to_json(linerate: &mut serde_json::Value, m: &ModeResult) {
+    let Some(obj) = linerate.as_object_mut() else {
+        return;
+    };
+    if let Some(p) = &m.pps {
+        obj.insert("sent_pps".into(), serde_json::json!(p.sent_pps));
+        obj.insert("received_pps".into(), serde_json::json!(p.received_pps));
+        obj.insert("lost_packets".into(), serde_json::json!(p.lost_packets));
+        obj.insert(
+            "reordered_packets".into(),
+            serde_json::json!(p.reordered_packets),
+        );
+        obj.insert(
+            "duplicate_packets".into(),
+            serde_json::json!(p.duplicate_packets),
+        );
+    }
+    if let Some(r) = &m.rr {
+        obj.insert(
+            "transactions_per_second".into(),
+            serde_json::json!(r.transactions_per_second),
+        );
+    }
+    if let Ok(serde_json::Value::Object(extra)) = serde_json::to_value(m) {
+        obj.extend(extra);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::CpuUtil;
+    use crate::result::{SideTotals, StreamSummary, UdpTotals};
+
+    fn end_with(u: UdpTotals, sent: u64, recv: u64) -> EndInfo {
+        EndInfo {
+            streams: vec![StreamSummary {
+                id: 1,
+                direction: Direction::Send,
+                sender: SideTotals::new(sent, 2.0),
+                receiver: SideTotals::new(recv, 2.0),
+                udp: Some(u),
+            }],
+            cpu_local: CpuUtil::default(),
+            cpu_remote: CpuUtil::default(),
+            congestion_local: None,
+            congestion_remote: None,
+            server_output_text: None,
+            server_output_json: None,
+        }
+    }
+
+    #[test]
+    fn pps_figures_from_known_counts() {
+        // 2 000 000 sent in 2 s; the receiver saw up to 2 000 000, 1 000 lost, 10 late, 5 twice.
+        let u = UdpTotals {
+            sent_packets: 2_000_000,
+            packets: 2_000_000,
+            lost: 1_000,
+            out_of_order: 10,
+            duplicates: Some(5),
+            ..UdpTotals::default()
+        };
+        let end = end_with(u, 2_000_000 * 18, (1_999_000 + 5) * 18);
+        let r = pps(&end, false, 18, false);
+        assert_eq!(r.frame, "64");
+        assert_eq!(r.received_packets, 1_999_000);
+        assert_eq!(
+            (r.lost_packets, r.reordered_packets, r.duplicate_packets),
+            (1_000, 10, 5)
+        );
+        assert!((r.sent_pps - 1e6).abs() < 1e-6);
+        assert!((r.received_pps - 999_500.0).abs() < 1e-6);
+        assert!((r.lost_percent - 0.05).abs() < 1e-9);
+        assert_eq!(r.lost_in_gaps, 1_000);
+        assert!((r.sent_l2_bits_per_second - 512e6).abs() < 1.0);
+        assert!((r.sent_l1_bits_per_second - 672e6).abs() < 1.0);
+        let want_rx_l1 = (1_999_000.0 + 5.0) * 84.0 * 8.0 / 2.0;
+        assert!((r.received_l1_bits_per_second - want_rx_l1).abs() < 1.0);
+
+        // The last 100 000 never arrived: no gap shows them, the sender's count does.
+        let u = UdpTotals {
+            sent_packets: 2_000_000,
+            packets: 1_900_000,
+            lost: 1_000,
+            ..UdpTotals::default()
+        };
+        let r2 = pps(&end_with(u, 0, 0), false, 18, false);
+        assert_eq!(r2.received_packets, 1_899_000);
+        assert_eq!((r2.lost_packets, r2.lost_in_gaps), (101_000, 1_000));
+    }
+}

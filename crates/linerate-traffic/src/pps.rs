@@ -1,0 +1,415 @@
+//! `--mode pps`: small UDP datagrams as fast as the host can move them. Each stream is one
+//! thread with its own connected socket (the server's are bound to the same port with
+//! SO_REUSEADDR and picked by the kernel per client port); datagrams go out and come in by
+//! batches of [`BATCH`] per system call (`sendmmsg`/`recvmmsg`).
+//!
+//! A datagram starts with an 18-byte header: send time (seconds and microseconds, as iperf3),
+//! a 64-bit sequence number from 1, and a 16-bit tag derived from the test's cookie. The
+//! receiver takes only datagrams of a size it expects and with its test's tag; anything else
+//! on the port is counted as foreign and otherwise ignored, so stray traffic never turns into
+//! phantom loss. Loss, reordering and duplicates are counted by part 1's [`UdpRxTracker`].
+
+pub mod frame;
+pub mod mmsg;
+
+use std::net::UdpSocket;
+use std::os::fd::AsFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::protocol::Cookie;
+use crate::stream::pacing::Pacer;
+use crate::stream::udp_rx::UdpRxTracker;
+use crate::stream::{Budget, POLL, StreamCounters, StreamSpec, is_retry};
+use mmsg::Batch;
+
+/// Smallest pps payload: 18 bytes of UDP payload make a 64-byte Ethernet frame over IPv4, and
+/// hold the header.
+pub const MIN_PAYLOAD: usize = 18;
+/// Header bytes at the start of each datagram.
+pub const HEADER_LEN: usize = 18;
+/// Datagrams per system call.
+pub const BATCH: usize = 64;
+/// Receive buffer asked for on pps receivers (the kernel caps it at `net.core.rmem_max`).
+pub const RECV_BUFFER: usize = 4 * 1024 * 1024;
+
+/// Payloads of simple IMIX over IPv4 (7:4:1 of 40-, 576- and 1500-byte IP packets). A 40-byte
+/// packet is padded to a 64-byte frame on Ethernet; its UDP stand-in carries the 18 bytes that
+/// fill that frame, so the bits on the wire are the same.
+pub const IMIX_PAYLOADS: [usize; 3] = [MIN_PAYLOAD, 576 - 28, 1500 - 28];
+/// The order of one IMIX cycle (indexes into [`IMIX_PAYLOADS`]): 7 small, 4 medium, 1 large,
+/// spread out.
+const IMIX_CYCLE: [u8; 12] = [0, 0, 1, 0, 0, 1, 0, 2, 0, 1, 0, 1];
+
+/// What a pps stream sends or expects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PpsSpec {
+    /// Payload sizes, cycled through by sequence number.
+    pub cycle: Vec<usize>,
+    /// The test's tag.
+    pub tag: u16,
+    /// IMIX rather than one size.
+    pub imix: bool,
+    /// Send with UDP GSO when the size allows (the default).
+    pub gso: bool,
+}
+
+/// The tag of a test: the cookie folded to 16 bits (FNV-1a).
+pub fn tag_of(cookie: &Cookie) -> u16 {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in cookie.as_bytes() {
+        h ^= u32::from(*b);
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    (h ^ (h >> 16)) as u16
+}
+
+impl PpsSpec {
+    /// One payload size `len`, or IMIX.
+    pub fn new(len: usize, imix: bool, cookie: &Cookie) -> PpsSpec {
+        let cycle = if imix {
+            IMIX_CYCLE
+                .iter()
+                .map(|&i| IMIX_PAYLOADS[i as usize])
+                .collect()
+        } else {
+            vec![len.max(MIN_PAYLOAD)]
+        };
+        PpsSpec {
+            cycle,
+            tag: tag_of(cookie),
+            imix,
+            gso: true,
+        }
+    }
+
+    /// Payload of datagram `seq` (from 1).
+    pub fn len_for(&self, seq: u64) -> usize {
+        self.cycle[((seq.wrapping_sub(1)) % self.cycle.len() as u64) as usize]
+    }
+
+    /// Largest payload.
+    pub fn max_len(&self) -> usize {
+        self.cycle.iter().copied().max().unwrap_or(MIN_PAYLOAD)
+    }
+
+    /// Mean payload over one cycle.
+    pub fn mean_len(&self) -> f64 {
+        self.cycle.iter().sum::<usize>() as f64 / self.cycle.len().max(1) as f64
+    }
+
+    fn expects(&self, len: usize) -> bool {
+        self.cycle.contains(&len)
+    }
+
+    /// Writes the header of datagram `seq`, sent at `now` (seconds, microseconds).
+    pub fn write_header(&self, buf: &mut [u8], seq: u64, now: (u32, u32)) {
+        if buf.len() < HEADER_LEN {
+            return;
+        }
+        buf[0..4].copy_from_slice(&now.0.to_be_bytes());
+        buf[4..8].copy_from_slice(&now.1.to_be_bytes());
+        buf[8..16].copy_from_slice(&seq.to_be_bytes());
+        buf[16..18].copy_from_slice(&self.tag.to_be_bytes());
+    }
+
+    /// Reads a datagram: `(sequence, send time in seconds)`, or `None` when it is not one of
+    /// this test's (wrong size, wrong tag, sequence 0).
+    pub fn parse(&self, d: &[u8]) -> Option<(u64, f64)> {
+        if !self.expects(d.len()) || d.len() < HEADER_LEN {
+            return None;
+        }
+        let be32 = |r: std::ops::Range<usize>| {
+            d.get(r)
+                .and_then(|s| <[u8; 4]>::try_from(s).ok())
+                .map(u32::from_be_bytes)
+        };
+        let tag = u16::from_be_bytes([d[16], d[17]]);
+        let seq = u64::from_be_bytes(d.get(8..16)?.try_into().ok()?);
+        if tag != self.tag || seq == 0 {
+            return None;
+        }
+        let sent = f64::from(be32(0..4)?) + f64::from(be32(4..8)?) / 1e6;
+        Some((seq, sent))
+    }
+}
+
+fn now_parts() -> (u32, u32) {
+    let t = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    (t.as_secs() as u32, t.subsec_micros())
+}
+
+fn now_secs() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs_f64()
+}
+
+/// Datagrams per call: a full batch, or at a set rate about one millisecond's worth (so pacing
+/// stays smooth).
+fn batch_size(spec: &StreamSpec, p: &PpsSpec) -> usize {
+    if spec.rate_bps == 0 {
+        return BATCH;
+    }
+    let pps = spec.rate_bps as f64 / 8.0 / p.mean_len();
+    ((pps / 1000.0) as usize).clamp(1, BATCH)
+}
+
+/// Datagrams per GSO send (the kernel's UDP_MAX_SEGMENTS is 64 on older kernels).
+pub const GSO_SEGMENTS: usize = 64;
+/// GSO sends per `sendmmsg`.
+const GSO_MESSAGES: usize = 8;
+
+/// Datagrams per message: [`GSO_SEGMENTS`] when UDP GSO is on for `sock`, else 1. GSO needs
+/// one size (no IMIX), and is left off at a set rate so pacing stays smooth.
+fn gso_segments(spec: &StreamSpec, p: &PpsSpec, sock: &UdpSocket) -> usize {
+    if !p.gso || p.imix || spec.rate_bps != 0 {
+        return 1;
+    }
+    let len = p.max_len();
+    let segs = GSO_SEGMENTS.min(crate::config::MAX_UDP_LEN as usize / len);
+    if segs < 2 {
+        return 1;
+    }
+    match u16::try_from(len).map(|l| mmsg::set_udp_segment(sock.as_fd(), l)) {
+        Ok(Ok(())) => segs,
+        _ => 1,
+    }
+}
+
+/// Sends numbered datagrams in batches until stopped or the budget is spent.
+pub fn send(
+    spec: &StreamSpec,
+    p: &PpsSpec,
+    sock: UdpSocket,
+    counters: &StreamCounters,
+    stop: &AtomicBool,
+    budget: Option<&Budget>,
+) -> UdpSocket {
+    let _ = sock.set_write_timeout(Some(POLL));
+    let segs = gso_segments(spec, p, &sock);
+    let n = if segs > 1 {
+        GSO_MESSAGES
+    } else {
+        batch_size(spec, p)
+    };
+    let mut batch = Batch::new(n, p.max_len() * segs);
+    let fill = crate::stream::tcp::pattern(p.max_len() * segs);
+    for i in 0..n {
+        batch.slot_mut(i).copy_from_slice(&fill);
+    }
+    let pacer = Pacer::new(spec.rate_bps, spec.pacing_timer);
+    let placement = &spec.work.report.placement;
+    let (mut seq, mut sent_bytes, mut sent_packets, mut calls) = (1u64, 0u64, 0u64, 0u64);
+    while !stop.load(Ordering::Relaxed) {
+        let now = now_parts();
+        let mut bytes = 0u64;
+        for i in 0..n {
+            let slot = batch.slot_mut(i);
+            let mut at = 0;
+            for j in 0..segs {
+                let s = seq + (i * segs + j) as u64;
+                p.write_header(&mut slot[at..], s, now);
+                at += p.len_for(s);
+            }
+            batch.set_len(i, at);
+            bytes += at as u64;
+        }
+        let mut count = n;
+        if let Some(b) = budget {
+            let granted = b.take(bytes);
+            if granted < bytes {
+                // Send only the datagrams that fit whole; give the rest back. A GSO message
+                // may end early: its datagrams are all one size.
+                let mut used = 0u64;
+                count = 0;
+                while count < n && used + batch.len_of(count) as u64 <= granted {
+                    used += batch.len_of(count) as u64;
+                    count += 1;
+                }
+                let seg = p.max_len() as u64;
+                if segs > 1 && count < n && granted - used >= seg {
+                    let part = (granted - used) / seg * seg;
+                    batch.set_len(count, part as usize);
+                    used += part;
+                    count += 1;
+                }
+                b.give_back(granted - used);
+                bytes = used;
+                if count == 0 {
+                    break;
+                }
+            }
+        }
+        if let Some(pc) = &pacer {
+            pc.wait(sent_bytes, stop);
+        }
+        match batch.send(sock.as_fd(), 0, count) {
+            Ok(k) => {
+                let done: u64 = (0..k).map(|i| batch.len_of(i) as u64).sum();
+                if let Some(b) = budget {
+                    b.give_back(bytes - done);
+                }
+                // A GSO message holds len / size datagrams (one size); otherwise one.
+                let datagrams = if segs > 1 {
+                    done / p.max_len() as u64
+                } else {
+                    k as u64
+                };
+                seq += datagrams;
+                sent_bytes += done;
+                sent_packets += datagrams;
+                counters.bytes.store(sent_bytes, Ordering::Relaxed);
+                counters.packets.store(sent_packets, Ordering::Relaxed);
+            }
+            Err(e) => {
+                if let Some(b) = budget {
+                    b.give_back(bytes);
+                }
+                if is_retry(&e) {
+                    continue;
+                }
+                if !stop.load(Ordering::Relaxed) {
+                    counters.failed.store(true, Ordering::Relaxed);
+                }
+                break;
+            }
+        }
+        calls += 1;
+        if calls % 4096 == 0 {
+            placement.note();
+        }
+    }
+    sock
+}
+
+/// Receives in batches and accounts loss, reordering, duplicates and foreign datagrams.
+pub fn receive(
+    spec: &StreamSpec,
+    p: &PpsSpec,
+    sock: UdpSocket,
+    counters: &StreamCounters,
+    stop: &AtomicBool,
+) -> UdpSocket {
+    let _ = sock.set_read_timeout(Some(POLL));
+    let r = socket2::SockRef::from(&sock);
+    if r.recv_buffer_size().is_ok_and(|b| b < RECV_BUFFER) {
+        // Root may go past net.core.rmem_max; others get what the sysctl allows.
+        if mmsg::force_recv_buffer(sock.as_fd(), RECV_BUFFER).is_err() {
+            let _ = r.set_recv_buffer_size(RECV_BUFFER);
+        }
+    }
+    // One byte more than the largest datagram, so an oversized one shows as such.
+    let mut batch = Batch::new(BATCH, p.max_len() + 1);
+    let mut acc = Accounting::default();
+    let placement = &spec.work.report.placement;
+    let mut calls = 0u64;
+    while !stop.load(Ordering::Relaxed) {
+        let got = match batch.recv(sock.as_fd()) {
+            Ok(n) => n,
+            Err(e) if is_retry(&e) => continue,
+            Err(_) => {
+                if !stop.load(Ordering::Relaxed) {
+                    counters.failed.store(true, Ordering::Relaxed);
+                }
+                break;
+            }
+        };
+        let now = now_secs();
+        for i in 0..got {
+            acc.on_datagram(p, batch.datagram(i), now);
+        }
+        acc.publish(counters);
+        calls += 1;
+        if calls % 4096 == 0 {
+            placement.note();
+        }
+    }
+    sock
+}
+
+/// A pps receiver's running totals (pure: the tests feed it crafted datagrams).
+#[derive(Debug, Clone, Default)]
+pub struct Accounting {
+    /// Loss, order and duplicates.
+    pub rx: UdpRxTracker,
+    /// Payload bytes of this test's datagrams.
+    pub bytes: u64,
+    /// Datagrams of this test, duplicates included.
+    pub datagrams: u64,
+    /// Datagrams that were not this test's.
+    pub foreign: u64,
+}
+
+impl Accounting {
+    /// Accounts one received datagram at time `now` (seconds since the epoch).
+    pub fn on_datagram(&mut self, p: &PpsSpec, d: &[u8], now: f64) {
+        match p.parse(d) {
+            Some((seq, sent)) => {
+                self.rx.on_datagram(seq, now - sent);
+                self.bytes += d.len() as u64;
+                self.datagrams += 1;
+            }
+            None => self.foreign += 1,
+        }
+    }
+
+    /// Copies the totals into the stream's counters (this thread is their only writer).
+    pub fn publish(&self, c: &StreamCounters) {
+        c.bytes.store(self.bytes, Ordering::Relaxed);
+        c.packets.store(self.rx.max_seq, Ordering::Relaxed);
+        c.lost.store(self.rx.lost, Ordering::Relaxed);
+        c.out_of_order
+            .store(self.rx.out_of_order, Ordering::Relaxed);
+        c.duplicates.store(self.rx.duplicates, Ordering::Relaxed);
+        c.foreign.store(self.foreign, Ordering::Relaxed);
+        c.jitter_bits
+            .store(self.rx.jitter.to_bits(), Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(imix: bool) -> PpsSpec {
+        PpsSpec::new(18, imix, &Cookie::random())
+    }
+
+    fn datagram(p: &PpsSpec, seq: u64) -> Vec<u8> {
+        let mut d = vec![0u8; p.len_for(seq)];
+        p.write_header(&mut d, seq, (1_700_000_000, 0));
+        d
+    }
+
+    #[test]
+    fn imix_cycle_is_seven_four_one() {
+        let p = spec(true);
+        let count = |len| p.cycle.iter().filter(|&&l| l == len).count();
+        assert_eq!(
+            (count(18), count(548), count(1472), p.cycle.len()),
+            (7, 4, 1, 12)
+        );
+        assert_eq!(p.max_len(), 1472);
+        assert_eq!(p.len_for(1), 18);
+        assert_eq!(p.len_for(13), 18);
+        assert_eq!(p.len_for(8), 1472);
+    }
+
+    #[test]
+    fn header_round_trips_and_strangers_are_refused() {
+        let p = spec(false);
+        let d = datagram(&p, 42);
+        assert_eq!(p.parse(&d), Some((42, 1_700_000_000.0)));
+        // Another test's tag, a wrong size, sequence 0, an iperf3 hello.
+        let mut other = d.clone();
+        other[16] ^= 0xFF;
+        assert_eq!(p.parse(&other), None);
+        assert_eq!(p.parse(&d[..17]), None);
+        assert_eq!(p.parse(&datagram(&p, 0)), None);
+        assert_eq!(p.parse(b"9876"), None);
+    }
+}

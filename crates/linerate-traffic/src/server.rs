@@ -1,0 +1,189 @@
+//! The server: many tests at once, each isolated in its own threads, within limits.
+//!
+//! One TCP listener takes every connection. The first 37 bytes are a cookie: a cookie that a
+//! test is waiting for makes the connection one of its data streams; any other well-formed
+//! cookie starts a new test; anything else is logged and closed. UDP streams are opened by a
+//! `9876` datagram on the same port; because that datagram carries no cookie, one test at a
+//! time (per server) creates UDP streams, and only datagrams from the test's client address
+//! are taken.
+
+mod accept;
+mod bind;
+mod log;
+mod registry;
+mod session;
+mod udp;
+
+use std::net::{IpAddr, SocketAddr, TcpListener, UdpSocket};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+pub use log::{Level, LogSink, ServerLog};
+pub use session::TestSummary;
+
+use crate::config::SocketOptions;
+use crate::error::TrafficError;
+use registry::Registry;
+
+/// Server settings and limits.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// Address to listen on (default: `::` dual-stack, else `0.0.0.0`).
+    pub bind: Option<IpAddr>,
+    /// Port (0: any free port).
+    pub port: u16,
+    /// Serve one test, then exit.
+    pub one_off: bool,
+    /// Tests running at once.
+    pub max_tests: usize,
+    /// Streams per test (both directions counted).
+    pub max_streams: u32,
+    /// Longest test accepted.
+    pub max_duration: Duration,
+    /// Time a client gets for each handshake step.
+    pub handshake_timeout: Duration,
+    /// Time without any data or control traffic before a test is ended.
+    pub idle_timeout: Duration,
+    /// Connections still in their handshake at once.
+    pub max_pending: usize,
+    /// Socket options for data streams (`--bind-dev`).
+    pub sock: SocketOptions,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            bind: None,
+            port: crate::protocol::DEFAULT_PORT,
+            one_off: false,
+            max_tests: 16,
+            max_streams: 128,
+            max_duration: Duration::from_secs(3600),
+            handshake_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(30),
+            max_pending: 64,
+            sock: SocketOptions::default(),
+        }
+    }
+}
+
+/// State shared by the listener and every test.
+pub(crate) struct Shared {
+    pub cfg: ServerConfig,
+    pub registry: Registry,
+    pub active: AtomicUsize,
+    pub pending: AtomicUsize,
+    pub started: AtomicU64,
+    pub finished: AtomicU64,
+    pub shutdown: AtomicBool,
+    pub udp: UdpSocket,
+    pub udp_create: std::sync::Mutex<()>,
+    pub log: LogSink,
+}
+
+impl Shared {
+    pub fn log(&self, level: Level, test: Option<u64>, peer: Option<SocketAddr>, message: String) {
+        (self.log)(ServerLog {
+            level,
+            test,
+            peer,
+            message,
+        });
+    }
+}
+
+/// A bound server, ready to serve.
+pub struct Server {
+    tcp: TcpListener,
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server").field("tcp", &self.tcp).finish()
+    }
+}
+
+impl Server {
+    /// Binds the TCP and UDP sockets.
+    pub fn bind(cfg: ServerConfig, log: LogSink) -> Result<Server, TrafficError> {
+        let (tcp, udp) = bind::bind_pair(cfg.bind, cfg.port)?;
+        Ok(Server {
+            tcp,
+            shared: Arc::new(Shared {
+                cfg,
+                registry: Registry::default(),
+                active: AtomicUsize::new(0),
+                pending: AtomicUsize::new(0),
+                started: AtomicU64::new(0),
+                finished: AtomicU64::new(0),
+                shutdown: AtomicBool::new(false),
+                udp,
+                udp_create: std::sync::Mutex::new(()),
+                log,
+            }),
+        })
+    }
+
+    /// The address the server listens on.
+    pub fn local_addr(&self) -> Option<SocketAddr> {
+        self.tcp.local_addr().ok()
+    }
+
+    /// Serves until `stop` is set (or after one test with `one_off`). Running tests are told
+    /// the server is terminating and are waited for, a few seconds at most.
+    pub fn serve(&self, stop: &AtomicBool) -> Result<(), TrafficError> {
+        let sh = &self.shared;
+        self.tcp
+            .set_nonblocking(true)
+            .map_err(|e| TrafficError::socket("making the listener non-blocking", e))?;
+        if let Some(a) = self.local_addr() {
+            sh.log(
+                Level::Info,
+                None,
+                None,
+                format!("listening on {a} (TCP and UDP)"),
+            );
+        }
+        let mut seq: u64 = 0;
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                sh.log(Level::Info, None, None, "shutting down".to_owned());
+                break;
+            }
+            if sh.cfg.one_off
+                && sh.finished.load(Ordering::Relaxed) >= 1
+                && sh.active.load(Ordering::Relaxed) == 0
+            {
+                break;
+            }
+            match self.tcp.accept() {
+                Ok((stream, peer)) => {
+                    seq += 1;
+                    accept::spawn(Arc::clone(sh), stream, peer, seq);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                Err(e) => {
+                    sh.log(Level::Warn, None, None, format!("accept failed: {e}"));
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            }
+        }
+        sh.shutdown.store(true, Ordering::Relaxed);
+        let t = Instant::now();
+        while (sh.active.load(Ordering::Relaxed) > 0 || sh.pending.load(Ordering::Relaxed) > 0)
+            && t.elapsed() < Duration::from_secs(5)
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(())
+    }
+
+    /// Tests finished so far.
+    pub fn tests_finished(&self) -> u64 {
+        self.shared.finished.load(Ordering::Relaxed)
+    }
+}

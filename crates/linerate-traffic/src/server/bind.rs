@@ -1,0 +1,67 @@
+//! Binding the server's TCP listener and the UDP socket on the same port.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, UdpSocket};
+
+use socket2::{Domain, Socket, Type};
+
+use crate::error::TrafficError;
+
+fn tcp(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    let s = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
+    if addr.is_ipv6() && addr.ip().is_unspecified() {
+        s.set_only_v6(false)?;
+    }
+    s.set_reuse_address(true)?;
+    s.bind(&addr.into())?;
+    s.listen(128)?;
+    Ok(s.into())
+}
+
+/// A UDP socket bound to `addr` that connected per-stream sockets can share the port with.
+pub fn udp(addr: SocketAddr) -> std::io::Result<UdpSocket> {
+    let s = Socket::new(Domain::for_address(addr), Type::DGRAM, None)?;
+    if addr.is_ipv6() && addr.ip().is_unspecified() {
+        s.set_only_v6(false)?;
+    }
+    s.set_reuse_address(true)?;
+    s.bind(&addr.into())?;
+    Ok(s.into())
+}
+
+fn pair(addr: SocketAddr) -> std::io::Result<(TcpListener, UdpSocket)> {
+    let t = tcp(addr)?;
+    let port = t.local_addr()?.port();
+    let u = udp(SocketAddr::new(addr.ip(), port))?;
+    Ok((t, u))
+}
+
+/// Binds TCP and UDP on one port; with `port` 0 retries until both are free.
+pub fn bind_pair(
+    bind: Option<IpAddr>,
+    port: u16,
+) -> Result<(TcpListener, UdpSocket), TrafficError> {
+    let candidates: Vec<IpAddr> = match bind {
+        Some(ip) => vec![ip],
+        None => vec![
+            IpAddr::V6(Ipv6Addr::UNSPECIFIED),
+            IpAddr::V4(Ipv4Addr::UNSPECIFIED),
+        ],
+    };
+    let mut last = None;
+    for ip in candidates {
+        let tries = if port == 0 { 20 } else { 1 };
+        for _ in 0..tries {
+            match pair(SocketAddr::new(ip, port)) {
+                Ok(p) => return Ok(p),
+                Err(e) => last = Some((SocketAddr::new(ip, port), e)),
+            }
+        }
+    }
+    let (addr, e) = last.unwrap_or_else(|| {
+        (
+            SocketAddr::new(IpAddr::V4(Ipv4Addr::UNSPECIFIED), port),
+            std::io::Error::other("no address to bind"),
+        )
+    });
+    Err(TrafficError::socket(format!("listening on {addr}"), e))
+}

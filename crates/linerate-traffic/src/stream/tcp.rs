@@ -1,0 +1,119 @@
+//! Bulk TCP sender and receiver loops.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::pacing::Pacer;
+use super::{Budget, POLL, StreamCounters, StreamSpec, is_retry};
+
+/// How long a stopped sender may take to finish the block it started.
+const FINISH_BLOCK: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Sends `spec.len`-byte blocks until stopped or the budget is spent. A block once started is
+/// finished even after the stop: iperf3 reads whole blocks with a blocking read, so a torn
+/// block would leave it waiting for bytes that never come. Returns the socket so the caller
+/// decides when the peer sees it close.
+pub fn send(
+    spec: &StreamSpec,
+    mut sock: TcpStream,
+    counters: &StreamCounters,
+    stop: &AtomicBool,
+    budget: Option<&Budget>,
+) -> TcpStream {
+    let _ = sock.set_write_timeout(Some(POLL));
+    let buf = pattern(spec.len.max(1));
+    let pacer = Pacer::new(spec.rate_bps, spec.pacing_timer);
+    let mut sent: u64 = 0;
+    // Bytes of the current block written so far, and the block's size.
+    let mut off = 0usize;
+    let mut block = 0usize;
+    let mut stopped_at: Option<std::time::Instant> = None;
+    loop {
+        if off == 0 {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let want = buf.len() as u64;
+            block = match budget {
+                Some(b) => match b.take(want) {
+                    0 => break,
+                    g => g as usize,
+                },
+                None => buf.len(),
+            };
+            if let Some(p) = &pacer {
+                p.wait(sent, stop);
+            }
+        } else if stop.load(Ordering::Relaxed) {
+            let t = *stopped_at.get_or_insert_with(std::time::Instant::now);
+            if t.elapsed() > FINISH_BLOCK {
+                break;
+            }
+        }
+        match sock.write(&buf[off..block]) {
+            Ok(0) => break,
+            Ok(n) => {
+                sent += n as u64;
+                counters.bytes.fetch_add(n as u64, Ordering::Relaxed);
+                off += n;
+                if off >= block {
+                    off = 0;
+                }
+            }
+            Err(e) if is_retry(&e) => {}
+            Err(_) => {
+                if !stop.load(Ordering::Relaxed) {
+                    counters.failed.store(true, Ordering::Relaxed);
+                }
+                break;
+            }
+        }
+    }
+    if let Some(b) = budget
+        && off > 0
+    {
+        b.give_back((block - off) as u64);
+    }
+    sock
+}
+
+/// Reads until stopped or the peer closes.
+pub fn receive(
+    spec: &StreamSpec,
+    mut sock: TcpStream,
+    counters: &StreamCounters,
+    stop: &AtomicBool,
+) -> TcpStream {
+    let _ = sock.set_read_timeout(Some(POLL));
+    let mut buf = vec![0u8; spec.len.clamp(64 * 1024, 1024 * 1024)];
+    while !stop.load(Ordering::Relaxed) {
+        match sock.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                counters.bytes.fetch_add(n as u64, Ordering::Relaxed);
+            }
+            Err(e) if is_retry(&e) => {}
+            Err(_) => {
+                if !stop.load(Ordering::Relaxed) {
+                    counters.failed.store(true, Ordering::Relaxed);
+                }
+                break;
+            }
+        }
+    }
+    sock
+}
+
+/// A payload that compresses badly enough not to flatter compressing links.
+pub(crate) fn pattern(len: usize) -> Vec<u8> {
+    let mut x: u32 = 0x9E37_79B9;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect()
+}

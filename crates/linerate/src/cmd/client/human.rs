@@ -1,0 +1,335 @@
+//! Human output close to iperf3's: a header, one line per stream per interval (and a SUM line
+//! with several streams), then sender and receiver totals. Sizes use binary prefixes (KiB,
+//! MiB, GiB, as iperf3's KBytes…), rates decimal (Mbit/s, Gbit/s).
+
+use std::fmt::Write as _;
+use std::io::Write;
+
+use linerate_traffic::config::Direction;
+use linerate_traffic::result::{Interval, PeerKind, RunResult, StartInfo};
+use linerate_traffic::{ClientConfig, Event, Protocol};
+
+/// Three significant digits, as iperf3 prints.
+fn sig3(x: f64) -> String {
+    if x < 9.995 {
+        format!("{x:.2}")
+    } else if x < 99.95 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.0}")
+    }
+}
+
+/// `1.25 GiB`.
+pub fn bytes(b: u64) -> String {
+    let x = b as f64;
+    let (v, u) = if x >= 1024.0 * 1024.0 * 1024.0 {
+        (x / (1024.0 * 1024.0 * 1024.0), "GiB")
+    } else if x >= 1024.0 * 1024.0 {
+        (x / (1024.0 * 1024.0), "MiB")
+    } else if x >= 1024.0 {
+        (x / 1024.0, "KiB")
+    } else {
+        (x, "B")
+    };
+    format!("{} {u}", sig3(v))
+}
+
+/// `9.41 Gbit/s`.
+pub fn rate(bps: f64) -> String {
+    let (v, u) = if bps >= 1e9 {
+        (bps / 1e9, "Gbit/s")
+    } else if bps >= 1e6 {
+        (bps / 1e6, "Mbit/s")
+    } else if bps >= 1e3 {
+        (bps / 1e3, "kbit/s")
+    } else {
+        (bps, "bit/s")
+    };
+    format!("{} {u}", sig3(v))
+}
+
+fn tag(bidir: bool, d: Direction) -> &'static str {
+    match (bidir, d) {
+        (false, _) => "",
+        (true, Direction::Send) => "[TX-C]",
+        (true, Direction::Receive) => "[RX-C]",
+    }
+}
+
+/// Renders live events and the summary.
+pub struct Renderer {
+    protocol: Protocol,
+    bidir: bool,
+    header: bool,
+}
+
+impl Renderer {
+    pub fn new(cfg: &ClientConfig) -> Renderer {
+        Renderer {
+            protocol: cfg.protocol,
+            bidir: cfg.bidir,
+            header: false,
+        }
+    }
+
+    pub fn event(&mut self, ev: Event<'_>) {
+        let text = match ev {
+            Event::Start(s) => start(s),
+            Event::Interval(iv) => {
+                let mut t = String::new();
+                if !self.header {
+                    t.push_str(&self.header_line(false));
+                    self.header = true;
+                }
+                t.push_str(&self.interval(iv));
+                t
+            }
+        };
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+    }
+
+    fn header_line(&self, summary: bool) -> String {
+        let t = if self.bidir { "      " } else { "" };
+        match (self.protocol, summary) {
+            (Protocol::Tcp, false) => {
+                format!("[ ID]{t} Interval           Transfer     Bitrate          Retr  Cwnd\n")
+            }
+            (Protocol::Tcp, true) => {
+                format!("[ ID]{t} Interval           Transfer     Bitrate          Retr\n")
+            }
+            (Protocol::Udp, _) => format!(
+                "[ ID]{t} Interval           Transfer     Bitrate          Jitter    Lost/Total Datagrams\n"
+            ),
+        }
+    }
+
+    fn interval(&self, iv: &Interval) -> String {
+        let mut t = String::new();
+        let om = if iv.omitted { "  (omitted)" } else { "" };
+        let range = format!("{:6.2}-{:<6.2} sec", iv.start, iv.end);
+        let mut dirs = vec![];
+        for d in [Direction::Send, Direction::Receive] {
+            if iv.streams.iter().any(|s| s.direction == d) {
+                dirs.push(d);
+            }
+        }
+        for d in dirs {
+            let mut n = 0;
+            for s in iv.streams.iter().filter(|s| s.direction == d) {
+                n += 1;
+                let mut line = format!(
+                    "[{:>3}]{} {range}  {:>10}  {:>13}",
+                    s.id,
+                    tag(self.bidir, d),
+                    bytes(s.bytes),
+                    rate(s.bits_per_second)
+                );
+                if let Some(tcp) = s.tcp {
+                    let _ = write!(
+                        line,
+                        "  {:>5}  {:>10}",
+                        tcp.retransmits,
+                        bytes(tcp.snd_cwnd)
+                    );
+                }
+                if let Some(u) = s.udp {
+                    if d == Direction::Send {
+                        let _ = write!(line, "  {:>7}", u.packets);
+                    } else {
+                        let total = u.packets;
+                        let _ = write!(
+                            line,
+                            "  {:.3} ms  {}/{} ({})",
+                            u.jitter_ms,
+                            u.lost,
+                            total,
+                            pct(u.lost, total)
+                        );
+                    }
+                }
+                t.push_str(&line);
+                t.push_str(om);
+                t.push('\n');
+            }
+            if n > 1 {
+                let s = iv.sum(d);
+                let mut line = format!(
+                    "[SUM]{} {range}  {:>10}  {:>13}",
+                    tag(self.bidir, d),
+                    bytes(s.bytes),
+                    rate(s.bits_per_second)
+                );
+                if let Some(r) = s.retransmits {
+                    let _ = write!(line, "  {r:>5}");
+                }
+                t.push_str(&line);
+                t.push_str(om);
+                t.push('\n');
+            }
+        }
+        if iv.streams.len() > 1 || self.bidir {
+            t.push_str("- - - - - - - - - - - - - - - - - - - - - - - - -\n");
+        }
+        t
+    }
+
+    pub fn summary(&self, r: &RunResult) -> String {
+        let mut t = String::from("- - - - - - - - - - - - - - - - - - - - - - - - -\n");
+        t.push_str(&self.header_line(true));
+        let e = &r.end;
+        for d in e.directions() {
+            let mut rows = vec![];
+            for s in e.streams.iter().filter(|s| s.direction == d) {
+                rows.push((
+                    format!("{:>3}", s.id),
+                    s.sender.clone(),
+                    s.receiver.clone(),
+                    s.udp.clone(),
+                ));
+            }
+            if rows.len() > 1 {
+                let sum = e.sum(d);
+                rows.push(("SUM".to_owned(), sum.sender, sum.receiver, sum.udp));
+            }
+            for (id, snd, rcv, udp) in rows {
+                let tg = tag(self.bidir, d);
+                match udp {
+                    None => {
+                        let retr = snd.retransmits.map_or(String::new(), |r| r.to_string());
+                        let _ = writeln!(
+                            t,
+                            "[{id}]{tg} {:6.2}-{:<6.2} sec  {:>10}  {:>13}  {retr:>5}  sender",
+                            0.0,
+                            snd.seconds,
+                            bytes(snd.bytes),
+                            rate(snd.bits_per_second)
+                        );
+                        let _ = writeln!(
+                            t,
+                            "[{id}]{tg} {:6.2}-{:<6.2} sec  {:>10}  {:>13}         receiver",
+                            0.0,
+                            rcv.seconds,
+                            bytes(rcv.bytes),
+                            rate(rcv.bits_per_second)
+                        );
+                    }
+                    Some(u) => {
+                        let _ = writeln!(
+                            t,
+                            "[{id}]{tg} {:6.2}-{:<6.2} sec  {:>10}  {:>13}  {:.3} ms  0/{} (0%)  sender",
+                            0.0,
+                            snd.seconds,
+                            bytes(snd.bytes),
+                            rate(snd.bits_per_second),
+                            0.0,
+                            u.sent_packets
+                        );
+                        let mut extra = String::new();
+                        if u.out_of_order > 0 {
+                            let _ = write!(extra, ", {} out of order", u.out_of_order);
+                        }
+                        if let Some(dup) = u.duplicates.filter(|d| *d > 0) {
+                            let _ = write!(extra, ", {dup} duplicated");
+                        }
+                        let _ = writeln!(
+                            t,
+                            "[{id}]{tg} {:6.2}-{:<6.2} sec  {:>10}  {:>13}  {:.3} ms  {}/{} ({})  receiver{extra}",
+                            0.0,
+                            rcv.seconds,
+                            bytes(rcv.bytes),
+                            rate(rcv.bits_per_second),
+                            u.jitter_ms,
+                            u.lost,
+                            u.packets,
+                            pct(u.lost, u.packets)
+                        );
+                    }
+                }
+            }
+        }
+        let (lc, rc) = (&e.cpu_local, &e.cpu_remote);
+        let _ = writeln!(
+            t,
+            "CPU Utilization: local {:.1}% ({:.1}%u/{:.1}%s), remote {:.1}% ({:.1}%u/{:.1}%s)",
+            lc.total, lc.user, lc.system, rc.total, rc.user, rc.system
+        );
+        if let Some(cc) = &e.congestion_local {
+            let remote = e.congestion_remote.as_deref().unwrap_or("?");
+            let _ = writeln!(t, "TCP congestion control: local {cc}, remote {remote}");
+        }
+        if let Some(so) = &e.server_output_text {
+            let _ = writeln!(t, "\nServer output:\n{so}");
+        }
+        t.push_str("\nlinerate Done.\n");
+        t
+    }
+}
+
+fn pct(part: u64, whole: u64) -> String {
+    let p = linerate_traffic::result::percent(part, whole);
+    if p == 0.0 {
+        "0%".to_owned()
+    } else {
+        format!("{}%", sig3(p))
+    }
+}
+
+fn start(s: &StartInfo) -> String {
+    let mut t = String::new();
+    let kind = match s.peer.kind {
+        PeerKind::Linerate => format!(
+            "linerate server {}",
+            s.peer.version.as_deref().unwrap_or("")
+        ),
+        PeerKind::Iperf3 => "iperf3-compatible server".to_owned(),
+    };
+    let _ = writeln!(
+        t,
+        "Connecting to host {}, port {} ({kind})",
+        s.peer.host, s.peer.port
+    );
+    for c in &s.connected {
+        let _ = writeln!(
+            t,
+            "[{:>3}] local {} connected to {}{}",
+            c.id,
+            c.local,
+            c.remote,
+            if s.bidir {
+                match c.direction {
+                    Direction::Send => " (client sends)",
+                    Direction::Receive => " (server sends)",
+                }
+            } else {
+                ""
+            }
+        );
+    }
+    if s.reverse {
+        let _ = writeln!(t, "Reverse mode, remote host {} is sending", s.peer.host);
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units_read_like_iperf3() {
+        assert_eq!(bytes(0), "0.00 B");
+        assert_eq!(bytes(1024), "1.00 KiB");
+        assert_eq!(
+            bytes(3 * 1024 * 1024 * 1024 + 1024 * 1024 * 1024 / 2),
+            "3.50 GiB"
+        );
+        assert_eq!(bytes(150 * 1024 * 1024), "150 MiB");
+        assert_eq!(rate(9.41e9), "9.41 Gbit/s");
+        assert_eq!(rate(1.05e6), "1.05 Mbit/s");
+        assert_eq!(rate(25.8e9), "25.8 Gbit/s");
+        assert_eq!(rate(0.0), "0.00 bit/s");
+    }
+}
