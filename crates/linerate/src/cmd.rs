@@ -44,8 +44,3 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Man(args) => man::run(args),
     }
 }
-
-/// The error of a subcommand whose issue has not landed yet.
-pub fn not_built(command: &str, issue: &str) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`linerate {command}` is not built yet (tracked by the issue \"{issue}\")")
-}

@@ -81,11 +81,13 @@ fn rr_percentiles_match_a_responder_with_known_delays() {
     assert!(s.min_us >= 2_000.0 && s.min_us < 10_000.0, "{s:?}");
     assert!(s.p50_us >= 2_000.0 && s.p50_us < 10_000.0, "{s:?}");
     assert!(s.p90_us < 50_000.0, "90 of 100 are fast: {s:?}");
-    assert!(s.p99_us >= 50_000.0 && s.p99_us < 100_000.0, "{s:?}");
-    assert!(s.max_us >= 50_000.0 && s.max_us < 100_000.0, "{s:?}");
+    // Upper bounds are loose: on a loaded 2-core machine one sleep can overshoot by hundreds
+    // of milliseconds; what must hold is that slow answers are never counted as fast.
+    assert!(s.p99_us >= 50_000.0 && s.p99_us < 1_000_000.0, "{s:?}");
+    assert!(s.max_us >= 50_000.0 && s.max_us < 2_000_000.0, "{s:?}");
     let mean_floor = (90.0 * 2_000.0 + 10.0 * 50_000.0) / 100.0;
     assert!(
-        s.mean_us >= mean_floor && s.mean_us < mean_floor * 1.5,
+        s.mean_us >= mean_floor && s.mean_us < mean_floor * 5.0,
         "{s:?}"
     );
 }

@@ -1,11 +1,478 @@
-//! `linerate lab`.
+//! `linerate lab`: network-namespace test beds with emulated links.
 
+mod render;
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use anyhow::Context;
+use linerate_lab::firewall::Firewall;
+use linerate_lab::spec::{OnOff, Targeted};
+use linerate_lab::topology::Topology;
+use linerate_lab::{EmulatorChoice, LabName, LabSpec, LinkOptions, NodeSysctl, StateDir};
+use linerate_units::{BitRate, Duration, Percent};
+
+use crate::output;
 
 /// Arguments of `linerate lab`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+#[command(after_help = LAB_HELP)]
+pub struct Args {
+    /// Directory of lab state files [env: LINERATE_LAB_STATE_DIR; default: /run/linerate/lab]
+    #[arg(long, global = true, value_name = "DIR")]
+    state_dir: Option<PathBuf>,
+    #[command(subcommand)]
+    command: LabCommand,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    super::not_built("lab", "The lab, part 1")
+const LAB_HELP: &str = "\
+Topologies: pair = gen 198.18.0.1 -- l0 -- recv 198.18.0.2; router = gen 198.18.0.1 -- l0 -- \
+198.18.0.254 dut 198.19.0.254 -- l1 -- recv 198.19.0.1. Namespaces and interfaces are named \
+lr-NAME-*. Link flags take [TARGET=]VALUE: no target = every link and direction; l0 = one link; \
+l0:fwd / l0:rev = one direction (fwd goes toward recv).";
+
+#[derive(Debug, clap::Subcommand)]
+enum LabCommand {
+    /// Build a lab
+    Up(Box<UpArgs>),
+    /// Remove a lab and everything in it (works after crashes too)
+    Down(DownArgs),
+    /// List labs, one per line, name first
+    List(ListArgs),
+    /// Show a lab: nodes, addresses, links, emulator and its counters
+    Show(ShowArgs),
+    /// Run a command inside a node: lab exec NAME NODE -- CMD [ARGS...]
+    Exec(ExecArgs),
+    /// Set sysctls inside a node (per-namespace keys only), read back
+    Set(SetArgs),
+    /// Apply a firewall variant (nftables) on a node: none, stateless:N, stateful, file:PATH
+    Firewall(FirewallArgs),
+    /// Validate an experiment file (TOML) against this host and print its plan
+    Check(CheckArgs),
+    /// Run an experiment: variants interleaved and repeated, each run on a fresh lab
+    Run(RunArgs),
+    /// Run the userspace link emulator (started by `lab up`)
+    #[command(hide = true)]
+    Emulate(EmulateArgs),
+}
+
+fn parse_name(s: &str) -> Result<LabName, String> {
+    s.parse::<LabName>().map_err(|e| e.to_string())
+}
+
+#[derive(Debug, clap::Args)]
+struct UpArgs {
+    /// Lab name: 1-8 lower-case letters/digits, starting with a letter
+    #[arg(value_parser = parse_name)]
+    name: LabName,
+    /// Test bed: pair (gen, recv) or router (gen, dut, recv)
+    #[arg(long, default_value = "pair")]
+    topology: Topology,
+    /// MTU of a link's interfaces, [LINK=]BYTES (default 1500)
+    #[arg(long, value_name = "[LINK=]BYTES")]
+    mtu: Vec<Targeted<u32>>,
+    /// Segmentation/checksum offloads (TSO, GSO, GRO, SG, tx checksum) on the nodes' interfaces
+    /// [default: off on emulated links (per-frame emulation), on elsewhere]
+    #[arg(long, value_name = "[LINK=]on|off")]
+    offloads: Vec<Targeted<OnOff>>,
+    /// Emulated link rate, e.g. 1G
+    #[arg(long, value_name = "[TARGET=]RATE")]
+    rate: Vec<Targeted<BitRate>>,
+    /// One-way delay, e.g. 20ms
+    #[arg(long, value_name = "[TARGET=]TIME")]
+    delay: Vec<Targeted<Duration>>,
+    /// Uniform jitter around the delay, e.g. 1ms (frames keep their order unless --reorder)
+    #[arg(long, value_name = "[TARGET=]TIME")]
+    jitter: Vec<Targeted<Duration>>,
+    /// Random (Bernoulli) loss, e.g. 0.1%
+    #[arg(long, value_name = "[TARGET=]PERCENT")]
+    loss: Vec<Targeted<Percent>>,
+    /// Frames held per direction before tail drop (default: 2 x BDP, at least 1000)
+    #[arg(long, value_name = "[TARGET=]FRAMES")]
+    limit: Vec<Targeted<u32>>,
+    /// Let jitter reorder frames
+    #[arg(long)]
+    reorder: bool,
+    /// Link emulator: kernel netem if present (auto), kernel, or linerate's userspace emulator
+    #[arg(long, default_value = "auto")]
+    emulator: EmulatorChoice,
+    /// Per-node sysctl applied after bring-up, NODE:KEY=VALUE (repeatable)
+    #[arg(long, value_name = "NODE:KEY=VALUE")]
+    sysctl: Vec<NodeSysctl>,
+    /// Print the lab as JSON (schema linerate.lab/1)
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct DownArgs {
+    /// Lab name
+    #[arg(value_parser = parse_name)]
+    name: LabName,
+    /// Print what was removed as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct ListArgs {
+    /// Print JSON (schema linerate.lab-list/1)
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct ShowArgs {
+    /// Lab name
+    #[arg(value_parser = parse_name)]
+    name: LabName,
+    /// Print JSON (schema linerate.lab/1, with emulator counters)
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct ExecArgs {
+    /// Lab name
+    #[arg(value_parser = parse_name)]
+    name: LabName,
+    /// Node: gen, recv (and dut in the router topology)
+    node: String,
+    /// The command and its arguments (after --)
+    #[arg(last = true, required = true, value_name = "CMD")]
+    command: Vec<OsString>,
+}
+
+#[derive(Debug, clap::Args)]
+struct SetArgs {
+    /// Lab name
+    #[arg(value_parser = parse_name)]
+    name: LabName,
+    /// Node: gen, recv (and dut in the router topology)
+    node: String,
+    /// KEY=VALUE assignments, e.g. net.ipv4.tcp_rmem="4096 131072 33554432"
+    #[arg(required = true, value_name = "KEY=VALUE")]
+    assignments: Vec<String>,
+    /// Print JSON (schema linerate.lab-sysctl/1)
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct FirewallArgs {
+    /// Lab name
+    #[arg(value_parser = parse_name)]
+    name: LabName,
+    /// none | stateless:N (N non-matching rules, then accept) | stateful (conntrack) | file:PATH
+    variant: Firewall,
+    /// Node to filter on [default: dut, or recv in a pair]
+    #[arg(long)]
+    node: Option<String>,
+    /// Print JSON (schema linerate.lab-firewall/1)
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct CheckArgs {
+    /// The experiment file (see examples/lab/*.toml)
+    file: PathBuf,
+    /// Print the validated experiment and its run order as JSON (schema linerate.lab-experiment/1)
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+struct RunArgs {
+    /// The experiment file [default: the embedded short window-buffers experiment]
+    file: Option<PathBuf>,
+    /// Repetitions per variant (overrides the file)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    repeat: Option<u32>,
+    /// Duration of every run (overrides the file), e.g. 2s
+    #[arg(long, value_name = "TIME")]
+    duration: Option<Duration>,
+    /// Lab name to use (default: the file's lab_name, or x + pid digits)
+    #[arg(long, value_parser = parse_name)]
+    lab_name: Option<LabName>,
+    /// Print the results as JSON (schema linerate.lab-run/1)
+    #[arg(long)]
+    json: bool,
+    /// Also write a self-contained HTML report of the experiment (from the stored runs)
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    #[command(flatten)]
+    store: crate::cmd::history::db::StoreRunArgs,
+}
+
+#[derive(Debug, clap::Args)]
+struct EmulateArgs {
+    /// Emulator configuration (JSON)
+    #[arg(long)]
+    config: String,
+}
+
+/// Runs `linerate lab`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let dir = StateDir::resolve(args.state_dir);
+    match args.command {
+        LabCommand::Up(a) => up(&dir, *a),
+        LabCommand::Down(a) => {
+            let report = linerate_lab::down(&dir, &a.name)?;
+            if a.json {
+                output::print_json(&render::down_json(&report))?;
+            } else {
+                output::print_text(&render::down_text(&report))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        LabCommand::List(a) => {
+            let labs = dir.list()?;
+            if a.json {
+                output::print_json(&render::list_json(&labs))?;
+            } else {
+                output::print_text(&render::list_text(&labs))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        LabCommand::Show(a) => {
+            let state = linerate_lab::control::load(&dir, &a.name)?;
+            let stats = linerate_lab::control::emulator_stats(&state);
+            if a.json {
+                output::print_json(&render::show_json(&state, &stats))?;
+            } else {
+                output::print_text(&render::show_text(&state, &stats))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        LabCommand::Exec(a) => {
+            let state = linerate_lab::control::load(&dir, &a.name)?;
+            Err(linerate_lab::control::exec(&state, &a.node, &a.command).into())
+        }
+        LabCommand::Set(a) => {
+            let assignments = a
+                .assignments
+                .iter()
+                .map(|s| {
+                    NodeSysctl::parse_assignment(&a.node, s)
+                        .map_err(|e| anyhow::anyhow!("lab set: {e}"))
+                })
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            let writes = linerate_lab::control::set(&dir, &a.name, &a.node, &assignments)?;
+            if a.json {
+                output::print_json(&render::set_json(&a.name, &writes))?;
+            } else {
+                output::print_text(&render::set_text(&writes))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        LabCommand::Firewall(a) => {
+            let applied =
+                linerate_lab::control::set_firewall(&dir, &a.name, a.node.as_deref(), &a.variant)?;
+            if a.json {
+                output::print_json(&serde_json::json!({
+                    "schema": "linerate.lab-firewall/1",
+                    "lab": a.name.as_str(),
+                    "node": applied.node,
+                    "variant": applied.variant,
+                    "rules": applied.rules,
+                }))?;
+            } else {
+                let rules = applied
+                    .rules
+                    .map_or(String::new(), |r| format!(" ({r} rules per packet)"));
+                output::print_text(&format!(
+                    "{}: firewall {}{rules}\n",
+                    applied.node, applied.variant
+                ))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        LabCommand::Check(a) => {
+            let exp = linerate_lab::experiment::load(&a.file, &linerate_lab::experiment::LiveHost)?;
+            let order = linerate_lab::experiment::schedule::interleaved(
+                exp.variants.len(),
+                exp.repetitions,
+            );
+            if a.json {
+                output::print_json(&serde_json::json!({
+                    "schema": "linerate.lab-experiment/1",
+                    "experiment": exp,
+                    "order": order,
+                }))?;
+            } else {
+                output::print_text(&render::experiment_text(&exp))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        LabCommand::Run(a) => run_experiment(&dir, a),
+        LabCommand::Emulate(a) => {
+            let cfg: linerate_lab::emulator::EmulatorConfig = serde_json::from_str(&a.config)
+                .context("lab emulate: --config is not a valid emulator configuration")?;
+            linerate_lab::emulator::run(&cfg, std::io::stdout())?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn up(dir: &StateDir, a: UpArgs) -> anyhow::Result<ExitCode> {
+    let opts = LinkOptions {
+        mtu: a.mtu,
+        offloads: a.offloads,
+        rate: a.rate,
+        delay: a.delay,
+        jitter: a.jitter,
+        loss: a.loss,
+        limit: a.limit,
+        reorder: a.reorder,
+    };
+    let spec = LabSpec::new(a.name, a.topology, &opts, a.emulator, a.sysctl)?;
+    let exe = std::env::current_exe()
+        .context("locate the linerate executable (for the link emulator)")?;
+    let report = linerate_lab::up(
+        &spec,
+        &linerate_lab::UpOptions {
+            state_dir: dir.clone(),
+            emulator_exe: exe,
+        },
+    )?;
+    if a.json {
+        output::print_json(&render::up_json(&report))?;
+    } else {
+        let mut text = render::show_text(&report.state, &[]);
+        for w in &report.sysctls {
+            text.push_str(&format!(
+                "  sysctl {}: {} = {} (was {})\n",
+                w.node, w.key, w.after, w.before
+            ));
+        }
+        output::print_text(&text)?;
+    }
+    let _ = std::io::stdout().flush();
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The experiment `lab run` runs without a file: window-buffers in a short form (3 rounds of
+/// 4-second runs, about a minute).
+const EMBEDDED_EXPERIMENT: &str = include_str!("../../../../examples/lab/window-buffers.toml");
+
+fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
+    use linerate_lab::experiment;
+    let host = experiment::LiveHost;
+    let mut exp = match &a.file {
+        Some(f) => experiment::load(f, &host)?,
+        None => {
+            let mut e = experiment::parse(
+                EMBEDDED_EXPERIMENT,
+                std::path::Path::new("(embedded) window-buffers.toml"),
+                &host,
+            )?;
+            e.repetitions = 3;
+            for v in &mut e.variants {
+                v.workload.duration = Duration::from_secs(4);
+            }
+            e
+        }
+    };
+    if let Some(n) = a.repeat {
+        exp.repetitions = n;
+    }
+    if let Some(d) = a.duration {
+        if d == Duration::ZERO || d > Duration::from_secs(3600) {
+            anyhow::bail!("--duration {d}: must be more than 0 and at most 1 hour");
+        }
+        for v in &mut exp.variants {
+            v.workload.duration = d;
+        }
+    }
+    if let Some(name) = a.lab_name {
+        for v in &mut exp.variants {
+            v.spec.name = name.clone();
+        }
+        exp.lab_name = name;
+    }
+    if a.html.is_some() && a.store.no_store {
+        anyhow::bail!("--html FILE is drawn from the stored runs: drop --no-store");
+    }
+    let exe = std::env::current_exe()
+        .context("locate the linerate executable (for the link emulator)")?;
+    let opts = linerate_lab::UpOptions {
+        state_dir: dir.clone(),
+        emulator_exe: exe,
+    };
+    let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let experiment_id = format!("{}-{started}", exp.name);
+    let mut stored = 0usize;
+    let mut store_error: Option<anyhow::Error> = None;
+    let sweep = exp.sweep.clone();
+    let mut progress = |r: &linerate_lab::runner::RunRecord, i: usize, n: usize| {
+        // Each run is stored as it ends, so an interrupted experiment keeps what it measured.
+        if let (Some(doc), None) = (
+            r.measure.as_ref().and_then(|m| m.document.as_ref()),
+            &store_error,
+        ) {
+            let experiment = linerate_store::ExperimentRef {
+                experiment: experiment_id.clone(),
+                variant: r.variant.clone(),
+                repetition: r.slot.repetition + 1,
+                sweep_value: sweep
+                    .as_ref()
+                    .and_then(|s| s.values.get(r.slot.variant))
+                    .and_then(|v| v.parse::<f64>().ok()),
+                sweep_label: sweep.as_ref().map(|s| s.parameter.clone()),
+            };
+            match crate::cmd::history::db::store_measured_run(&a.store, doc, None, Some(experiment))
+            {
+                Ok(Some(_)) => stored += 1,
+                Ok(None) => {}
+                Err(e) => store_error = Some(e),
+            }
+        }
+        if tty {
+            let what = match (&r.measure, &r.error) {
+                (Some(m), _) => render::quantity(m.value, m.unit),
+                (None, Some(e)) => format!("failed: {e}"),
+                (None, None) => "failed".to_owned(),
+            };
+            eprintln!("[{i}/{n}] {}: {what}", r.variant);
+        }
+    };
+    let result =
+        linerate_lab::runner::run(&exp, &opts, &linerate_lab::runner::Iperf3, &mut progress)?;
+    if a.json {
+        output::print_json(&result)?;
+    } else {
+        output::print_text(&render::run_text(&exp, &result))?;
+    }
+    if let Some(e) = store_error {
+        return Err(e.context(format!(
+            "lab run: {stored} run(s) were stored before the results store failed"
+        )));
+    }
+    if stored > 0 {
+        eprintln!("stored {stored} run(s) as experiment {experiment_id}");
+    }
+    if let Some(html) = &a.html {
+        // The report command owns HTML rendering; run it on this experiment's stored runs.
+        let exe = std::env::current_exe().context("locate the linerate executable")?;
+        let status = std::process::Command::new(exe)
+            .args(["report", "--experiment", &experiment_id, "--db"])
+            .arg(a.store.db.path()?)
+            .arg("-o")
+            .arg(html)
+            // Keep stdout for this command's own output (it may be JSON).
+            .stdout(std::process::Stdio::null())
+            .status()
+            .context("run linerate report")?;
+        if !status.success() {
+            anyhow::bail!("--html {}: linerate report failed", html.display());
+        }
+        eprintln!("wrote {}", html.display());
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,595 @@
+//! Experiment specs (TOML): a lab, a workload, repetitions, named variants (per-node sysctls,
+//! link parameters, MTU, offloads, DUT firewall) and an optional sweep of one parameter.
+//! Everything is validated before anything is built; each error names the file, the line and
+//! the field. See `examples/lab/*.toml` for annotated examples.
+
+mod link;
+mod raw;
+pub mod schedule;
+
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use linerate_units::{BitRate, ByteSize, Duration};
+use toml::Spanned;
+
+use crate::firewall::Firewall;
+use crate::name::LabName;
+use crate::spec::{EmulatorChoice, LabSpec, NodeSysctl};
+use crate::topology::Topology;
+use link::{Entry, LinkTexts};
+use raw::RawFile;
+
+/// An invalid experiment file: where and what.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub struct ExperimentError {
+    /// The file.
+    pub file: PathBuf,
+    /// 1-based line (0 when the file could not be read).
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// The field, e.g. `variant[2].sysctl`.
+    pub field: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ExperimentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}: ", self.file.display(), self.line, self.column)?;
+        if !self.field.is_empty() {
+            write!(f, "{}: ", self.field)?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+/// What load each run generates (through the traffic engine).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WorkloadMode {
+    /// TCP throughput.
+    Tcp,
+    /// UDP throughput at a rate.
+    Udp,
+    /// Packets per second of small frames.
+    Pps,
+    /// Request/response latency.
+    Rr,
+}
+
+impl FromStr for WorkloadMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "tcp" => Ok(WorkloadMode::Tcp),
+            "udp" => Ok(WorkloadMode::Udp),
+            "pps" => Ok(WorkloadMode::Pps),
+            "rr" => Ok(WorkloadMode::Rr),
+            _ => Err(format!("unknown mode {s:?}; expected tcp, udp, pps or rr")),
+        }
+    }
+}
+
+impl fmt::Display for WorkloadMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            WorkloadMode::Tcp => "tcp",
+            WorkloadMode::Udp => "udp",
+            WorkloadMode::Pps => "pps",
+            WorkloadMode::Rr => "rr",
+        })
+    }
+}
+
+/// One run's load: from `gen` to `recv`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Workload {
+    /// The mode.
+    pub mode: WorkloadMode,
+    /// How long each run lasts.
+    pub duration: Duration,
+    /// Parallel streams.
+    pub streams: u32,
+    /// Write size.
+    pub length: Option<ByteSize>,
+    /// Target rate (udp).
+    pub rate: Option<BitRate>,
+    /// Frame size (pps).
+    pub frame: Option<ByteSize>,
+}
+
+/// One variant: the lab it needs, its firewall and its workload.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Variant {
+    /// Its name.
+    pub name: String,
+    /// The complete lab for this variant (topology, links, sysctls).
+    pub spec: LabSpec,
+    /// Firewall on the DUT (or `recv` in a pair).
+    pub firewall: Option<Firewall>,
+    /// The load.
+    pub workload: Workload,
+}
+
+/// A sweep of one parameter.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Sweep {
+    /// The parameter, e.g. `recv:net.ipv4.tcp_rmem` or `link.mtu`.
+    pub parameter: String,
+    /// The values, as written.
+    pub values: Vec<String>,
+}
+
+/// A validated experiment. The first variant is the baseline.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Experiment {
+    /// Its name.
+    pub name: String,
+    /// What it shows.
+    pub description: Option<String>,
+    /// Runs per variant.
+    pub repetitions: u32,
+    /// The lab's name.
+    pub lab_name: LabName,
+    /// The variants (one per sweep value when sweeping).
+    pub variants: Vec<Variant>,
+    /// The sweep, if any.
+    pub sweep: Option<Sweep>,
+}
+
+/// Checks against the live host, injected so that parsing stays testable.
+pub trait HostCheck {
+    /// `Ok` when `key` can be set per network namespace; else the reason.
+    fn sysctl(&self, key: &str) -> Result<(), String>;
+    /// Whether the program `name` can be run.
+    fn tool(&self, name: &str) -> bool;
+}
+
+/// No host checks (syntax and values only).
+#[derive(Debug, Default)]
+pub struct NoHostCheck;
+
+impl HostCheck for NoHostCheck {
+    fn sysctl(&self, _key: &str) -> Result<(), String> {
+        Ok(())
+    }
+    fn tool(&self, _name: &str) -> bool {
+        true
+    }
+}
+
+/// The live host: sysctl keys are probed in a throw-away namespace.
+#[derive(Debug, Default)]
+pub struct LiveHost;
+
+impl HostCheck for LiveHost {
+    fn sysctl(&self, key: &str) -> Result<(), String> {
+        crate::sysctl::probe_scope(key).map_err(|e| e.to_string())
+    }
+    fn tool(&self, name: &str) -> bool {
+        std::process::Command::new(name)
+            .arg("--version")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok()
+    }
+}
+
+struct Ctx<'a> {
+    text: &'a str,
+    file: &'a Path,
+}
+
+impl Ctx<'_> {
+    fn err(&self, span: Range<usize>, field: &str, message: impl Into<String>) -> ExperimentError {
+        let start = span.start.min(self.text.len());
+        let before = &self.text[..start];
+        let line = before.matches('\n').count() + 1;
+        let column = before.rfind('\n').map_or(start, |nl| start - nl - 1) + 1;
+        ExperimentError {
+            file: self.file.to_owned(),
+            line,
+            column,
+            field: field.to_owned(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Everything a variant is made of before validation.
+struct Draft {
+    name: String,
+    name_span: Range<usize>,
+    link: LinkTexts,
+    sysctls: Vec<Entry>,
+    firewall: Option<Entry>,
+    streams: Option<(i64, Range<usize>, String)>,
+}
+
+/// Reads and validates an experiment file.
+pub fn load(path: &Path, host: &dyn HostCheck) -> Result<Experiment, ExperimentError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ExperimentError {
+        file: path.to_owned(),
+        line: 0,
+        column: 0,
+        field: String::new(),
+        message: format!("cannot read: {e}"),
+    })?;
+    parse(&text, path, host)
+}
+
+/// Validates experiment `text` (read from `file`, used in messages and for relative paths).
+pub fn parse(text: &str, file: &Path, host: &dyn HostCheck) -> Result<Experiment, ExperimentError> {
+    let ctx = Ctx { text, file };
+    let raw: RawFile = toml::from_str(text).map_err(|e| {
+        let span = e.span().unwrap_or(0..0);
+        ctx.err(span, "", e.message().trim().to_owned())
+    })?;
+    let exp = &raw.experiment;
+    let name = exp.name.get_ref().trim().to_owned();
+    if name.is_empty() {
+        return Err(ctx.err(exp.name.span(), "experiment.name", "must not be empty"));
+    }
+    let repetitions = match &exp.repetitions {
+        None => 5,
+        Some(r) => match u32::try_from(*r.get_ref()) {
+            Ok(n) if (1..=1000).contains(&n) => n,
+            _ => {
+                return Err(ctx.err(
+                    r.span(),
+                    "experiment.repetitions",
+                    "must be between 1 and 1000",
+                ));
+            }
+        },
+    };
+    let lab_name = match &exp.lab_name {
+        Some(n) => n
+            .get_ref()
+            .parse::<LabName>()
+            .map_err(|e| ctx.err(n.span(), "experiment.lab_name", e.to_string()))?,
+        None => format!("x{}", std::process::id() % 1_000_000)
+            .parse::<LabName>()
+            .map_err(|e| ctx.err(0..0, "experiment.lab_name", e.to_string()))?,
+    };
+    let lab = raw.lab.unwrap_or_default();
+    let topology = match &lab.topology {
+        None => Topology::Pair,
+        Some(t) => t
+            .get_ref()
+            .parse::<Topology>()
+            .map_err(|e| ctx.err(t.span(), "lab.topology", e))?,
+    };
+    let emulator = match &lab.emulator {
+        None => EmulatorChoice::Auto,
+        Some(t) => t
+            .get_ref()
+            .parse::<EmulatorChoice>()
+            .map_err(|e| ctx.err(t.span(), "lab.emulator", e))?,
+    };
+    let workload = workload(&ctx, &raw.workload)?;
+    let base_link = LinkTexts::from_raw(&lab.link(), "lab.");
+
+    let mut drafts: Vec<Draft> = raw
+        .variant
+        .iter()
+        .enumerate()
+        .map(|(i, v)| Draft {
+            name: v.name.get_ref().trim().to_owned(),
+            name_span: v.name.span(),
+            link: v
+                .link
+                .as_ref()
+                .map(|l| LinkTexts::from_raw(l, &format!("variant[{i}].link.")))
+                .unwrap_or_default(),
+            sysctls: v
+                .sysctl
+                .iter()
+                .map(|s| Entry {
+                    text: s.get_ref().clone(),
+                    span: s.span(),
+                    field: format!("variant[{i}].sysctl"),
+                })
+                .collect(),
+            firewall: v.firewall.as_ref().map(|f| Entry {
+                text: f.get_ref().clone(),
+                span: f.span(),
+                field: format!("variant[{i}].firewall"),
+            }),
+            streams: v
+                .streams
+                .as_ref()
+                .map(|s| (*s.get_ref(), s.span(), format!("variant[{i}].streams"))),
+        })
+        .collect();
+    if drafts.is_empty() {
+        drafts.push(Draft {
+            name: "baseline".into(),
+            name_span: 0..0,
+            link: LinkTexts::default(),
+            sysctls: vec![],
+            firewall: None,
+            streams: None,
+        });
+    }
+
+    let mut sweep_info = None;
+    if let Some(sw) = &raw.sweep {
+        if drafts.len() > 1 {
+            return Err(ctx.err(
+                sw.parameter.span(),
+                "sweep",
+                "a sweep varies one base variant; define at most one [[variant]]",
+            ));
+        }
+        let base = drafts.remove(0);
+        let param = sw.parameter.get_ref().trim().to_owned();
+        let values: Vec<String> = sw.values.get_ref().iter().map(raw::Scalar::text).collect();
+        if values.is_empty() {
+            return Err(ctx.err(sw.values.span(), "sweep.values", "needs at least one value"));
+        }
+        let template = sw
+            .template
+            .as_ref()
+            .map(|t| (t.get_ref().clone(), t.span()));
+        if let Some((t, span)) = &template
+            && !t.contains("{}")
+        {
+            return Err(ctx.err(
+                span.clone(),
+                "sweep.template",
+                "must contain {} where the value goes",
+            ));
+        }
+        for v in &values {
+            let filled = template
+                .as_ref()
+                .map_or(v.clone(), |(t, _)| t.replace("{}", v));
+            let entry = Entry {
+                text: filled.clone(),
+                span: sw.values.span(),
+                field: "sweep.values".into(),
+            };
+            let mut d = Draft {
+                name: format!("{param}={v}"),
+                name_span: sw.values.span(),
+                link: base.link.clone(),
+                sysctls: base.sysctls.clone(),
+                firewall: base.firewall.clone(),
+                streams: base.streams.clone(),
+            };
+            if let Some(field) = param.strip_prefix("link.") {
+                let Some(list) = d.link.list(field) else {
+                    return Err(ctx.err(sw.parameter.span(), "sweep.parameter", format!("unknown link parameter {field:?}; expected rate, delay, jitter, loss, limit, mtu or offloads")));
+                };
+                list.push(entry);
+            } else if param == "firewall" {
+                d.firewall = Some(entry);
+            } else if param == "streams" {
+                let n = filled.parse::<i64>().map_err(|_| {
+                    ctx.err(
+                        sw.values.span(),
+                        "sweep.values",
+                        format!("streams must be integers, got {filled:?}"),
+                    )
+                })?;
+                d.streams = Some((n, sw.values.span(), "sweep.values".into()));
+            } else if param.contains(':') {
+                d.sysctls.push(Entry {
+                    text: format!("{param}={filled}"),
+                    ..entry
+                });
+            } else {
+                return Err(ctx.err(
+                    sw.parameter.span(),
+                    "sweep.parameter",
+                    format!("unknown parameter {param:?}; expected NODE:SYSCTL (e.g. recv:net.ipv4.tcp_rmem), link.rate, link.delay, link.loss, link.mtu, firewall or streams"),
+                ));
+            }
+            drafts.push(d);
+        }
+        sweep_info = Some(Sweep {
+            parameter: param,
+            values,
+        });
+    }
+
+    let mut variants = Vec::with_capacity(drafts.len());
+    for (i, d) in drafts.iter().enumerate() {
+        if d.name.is_empty() {
+            return Err(ctx.err(
+                d.name_span.clone(),
+                &format!("variant[{i}].name"),
+                "must not be empty",
+            ));
+        }
+        if variants.iter().any(|v: &Variant| v.name == d.name) {
+            return Err(ctx.err(
+                d.name_span.clone(),
+                &format!("variant[{i}].name"),
+                format!("duplicate variant name {:?}", d.name),
+            ));
+        }
+        variants.push(variant(
+            &ctx, host, d, &lab_name, topology, emulator, &base_link, &workload,
+        )?);
+    }
+    Ok(Experiment {
+        name,
+        description: exp.description.clone(),
+        repetitions,
+        lab_name,
+        variants,
+        sweep: sweep_info,
+    })
+}
+
+fn workload(ctx: &Ctx<'_>, w: &raw::RawWorkload) -> Result<Workload, ExperimentError> {
+    let mode = w
+        .mode
+        .get_ref()
+        .parse::<WorkloadMode>()
+        .map_err(|e| ctx.err(w.mode.span(), "workload.mode", e))?;
+    let duration = w
+        .duration
+        .get_ref()
+        .text()
+        .parse::<Duration>()
+        .map_err(|e| ctx.err(w.duration.span(), "workload.duration", e.to_string()))?;
+    if duration == Duration::ZERO || duration > Duration::from_secs(3600) {
+        return Err(ctx.err(
+            w.duration.span(),
+            "workload.duration",
+            "must be more than 0 and at most 1 hour",
+        ));
+    }
+    let streams = match &w.streams {
+        None => 1,
+        Some(s) => streams(ctx, *s.get_ref(), s.span(), "workload.streams")?,
+    };
+    fn quantity<T: FromStr>(
+        ctx: &Ctx<'_>,
+        v: &Option<Spanned<raw::Scalar>>,
+        field: &str,
+    ) -> Result<Option<T>, ExperimentError>
+    where
+        T::Err: fmt::Display,
+    {
+        v.as_ref()
+            .map(|s| {
+                s.get_ref()
+                    .text()
+                    .parse::<T>()
+                    .map_err(|e| ctx.err(s.span(), field, e.to_string()))
+            })
+            .transpose()
+    }
+    let length = quantity::<ByteSize>(ctx, &w.length, "workload.length")?;
+    let rate = quantity::<BitRate>(ctx, &w.rate, "workload.rate")?;
+    let mut frame = quantity::<ByteSize>(ctx, &w.frame, "workload.frame")?;
+    if mode == WorkloadMode::Pps && frame.is_none() {
+        frame = Some(ByteSize::from_bytes(64));
+    }
+    if let (Some(f), Some(s)) = (frame, &w.frame)
+        && !(60..=9216).contains(&f.bytes())
+    {
+        return Err(ctx.err(
+            s.span(),
+            "workload.frame",
+            "an Ethernet frame is 60 to 9216 bytes",
+        ));
+    }
+    Ok(Workload {
+        mode,
+        duration,
+        streams,
+        length,
+        rate,
+        frame,
+    })
+}
+
+fn streams(ctx: &Ctx<'_>, n: i64, span: Range<usize>, field: &str) -> Result<u32, ExperimentError> {
+    match u32::try_from(n) {
+        Ok(n) if (1..=128).contains(&n) => Ok(n),
+        _ => Err(ctx.err(span, field, "must be between 1 and 128")),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn variant(
+    ctx: &Ctx<'_>,
+    host: &dyn HostCheck,
+    d: &Draft,
+    lab_name: &LabName,
+    topology: Topology,
+    emulator: EmulatorChoice,
+    base_link: &LinkTexts,
+    base_workload: &Workload,
+) -> Result<Variant, ExperimentError> {
+    let link = base_link.with(&d.link);
+    let opts = link.options(ctx)?;
+    let mut sysctls = Vec::new();
+    for s in &d.sysctls {
+        let parsed = s
+            .text
+            .parse::<NodeSysctl>()
+            .map_err(|e| ctx.err(s.span.clone(), &s.field, e))?;
+        if !topology.nodes().contains(&parsed.node.as_str()) {
+            return Err(ctx.err(
+                s.span.clone(),
+                &s.field,
+                format!(
+                    "no node {:?} in the {topology} topology (nodes: {})",
+                    parsed.node,
+                    topology.nodes().join(", ")
+                ),
+            ));
+        }
+        crate::sysctl::check_scope(&parsed.key)
+            .map_err(|e| ctx.err(s.span.clone(), &s.field, e.to_string()))?;
+        host.sysctl(&parsed.key)
+            .map_err(|e| ctx.err(s.span.clone(), &s.field, e))?;
+        sysctls.push(parsed);
+    }
+    let spec =
+        LabSpec::new(lab_name.clone(), topology, &opts, emulator, sysctls).map_err(
+            |e| match link.blame(&e.flag) {
+                Some(entry) => ctx.err(
+                    entry.span.clone(),
+                    &entry.field,
+                    format!("{:?}: {}", e.value, e.reason),
+                ),
+                None => ctx.err(d.name_span.clone(), "variant", e.to_string()),
+            },
+        )?;
+    let firewall = match &d.firewall {
+        None => None,
+        Some(f) => {
+            let mut fw = f
+                .text
+                .parse::<Firewall>()
+                .map_err(|e| ctx.err(f.span.clone(), &f.field, e))?;
+            if let Firewall::File(p) = &fw
+                && p.is_relative()
+            {
+                fw = Firewall::File(ctx.file.parent().unwrap_or(Path::new(".")).join(p));
+            }
+            if let Firewall::File(p) = &fw
+                && !p.exists()
+            {
+                return Err(ctx.err(
+                    f.span.clone(),
+                    &f.field,
+                    format!("firewall file {} does not exist", p.display()),
+                ));
+            }
+            if fw != Firewall::None && !host.tool("nft") {
+                return Err(ctx.err(
+                    f.span.clone(),
+                    &f.field,
+                    "needs nft, which is not installed: apt-get install nftables",
+                ));
+            }
+            Some(fw)
+        }
+    };
+    let mut workload = base_workload.clone();
+    if let Some((n, span, field)) = &d.streams {
+        workload.streams = streams(ctx, *n, span.clone(), field)?;
+    }
+    Ok(Variant {
+        name: d.name.clone(),
+        spec,
+        firewall,
+        workload,
+    })
+}
+
+#[cfg(test)]
+mod tests;

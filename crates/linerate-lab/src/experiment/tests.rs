@@ -1,0 +1,186 @@
+use super::*;
+
+struct FakeHost {
+    host_only: &'static [&'static str],
+    nft: bool,
+}
+
+impl HostCheck for FakeHost {
+    fn sysctl(&self, key: &str) -> Result<(), String> {
+        if self.host_only.contains(&key) {
+            Err(format!("refusing {key}: not per network namespace"))
+        } else {
+            Ok(())
+        }
+    }
+    fn tool(&self, name: &str) -> bool {
+        name != "nft" || self.nft
+    }
+}
+
+const HOST: FakeHost = FakeHost {
+    host_only: &["net.core.netdev_max_backlog"],
+    nft: true,
+};
+
+fn example(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/lab")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn err(text: &str, host: &dyn HostCheck) -> ExperimentError {
+    match parse(text, Path::new("exp.toml"), host) {
+        Ok(e) => panic!("expected an error, got {e:?}"),
+        Err(e) => e,
+    }
+}
+
+const MINIMAL: &str = "[experiment]\nname = \"x\"\n[workload]\nmode = \"tcp\"\nduration = \"1s\"\n";
+
+#[test]
+fn the_examples_are_valid() -> Result<(), ExperimentError> {
+    let wb = parse(
+        &example("window-buffers.toml"),
+        Path::new("window-buffers.toml"),
+        &HOST,
+    )?;
+    assert_eq!(wb.variants.len(), 3);
+    assert_eq!(wb.variants[0].name, "kernel-default");
+    assert_eq!(wb.repetitions, 5);
+    let l0 = &wb.variants[1].spec.links[0];
+    assert_eq!(
+        l0.emulation.as_ref().map(|e| e[0].rate),
+        Some(Some(BitRate::from_gbps(1)))
+    );
+    assert_eq!(wb.variants[1].spec.sysctls.len(), 2);
+    let rf = parse(
+        &example("router-firewall.toml"),
+        Path::new("router-firewall.toml"),
+        &HOST,
+    )?;
+    assert_eq!(
+        rf.variants[2].firewall,
+        Some(Firewall::Stateless { rules: 1000 })
+    );
+    assert_eq!(
+        rf.variants[0].workload.frame,
+        Some(ByteSize::from_bytes(64))
+    );
+    let sweep = parse(
+        &example("rmem-sweep.toml"),
+        Path::new("rmem-sweep.toml"),
+        &HOST,
+    )?;
+    assert_eq!(sweep.variants.len(), 6);
+    assert_eq!(sweep.variants[0].name, "recv:net.ipv4.tcp_rmem=262144");
+    let last = &sweep.variants[5].spec.sysctls;
+    assert_eq!(last[0].key, "net.ipv4.tcp_wmem");
+    assert_eq!(
+        (last[1].node.as_str(), last[1].value.as_str()),
+        ("recv", "4096 131072 16777216")
+    );
+    Ok(())
+}
+
+#[test]
+fn a_file_without_variants_has_one_baseline() -> Result<(), ExperimentError> {
+    let e = parse(MINIMAL, Path::new("m.toml"), &NoHostCheck)?;
+    assert_eq!(e.variants.len(), 1);
+    assert_eq!(e.variants[0].name, "baseline");
+    assert!(e.variants[0].spec.links[0].emulation.is_none());
+    Ok(())
+}
+
+#[test]
+fn errors_name_the_file_line_and_field() {
+    let e = err(&format!("{MINIMAL}bogus = 1\n"), &HOST);
+    assert_eq!((e.line, e.file.as_path()), (6, Path::new("exp.toml")));
+    assert!(e.message.contains("bogus"), "{e}");
+
+    let e = err(&format!("{MINIMAL}[lab]\ndelay = \"20 parsecs\"\n"), &HOST);
+    assert_eq!((e.line, e.field.as_str()), (7, "lab.delay"), "{e}");
+
+    let e = err(&format!("{MINIMAL}[lab]\ndelay = \"l1=5ms\"\n"), &HOST);
+    assert_eq!(e.line, 7, "{e}");
+    assert!(e.message.contains("no link l1"), "{e}");
+
+    let text = format!(
+        "{MINIMAL}[[variant]]\nname = \"a\"\n[[variant]]\nname = \"b\"\nsysctl = [\"gen:vm.swappiness=1\"]\n"
+    );
+    let e = err(&text, &HOST);
+    assert_eq!((e.line, e.field.as_str()), (10, "variant[1].sysctl"), "{e}");
+    assert!(e.message.contains("whole host"), "{e}");
+
+    let text = format!(
+        "{MINIMAL}[[variant]]\nname = \"a\"\nsysctl = [\"recv:net.core.netdev_max_backlog=5000\"]\n"
+    );
+    assert!(
+        err(&text, &HOST)
+            .message
+            .contains("not per network namespace")
+    );
+
+    let text =
+        format!("{MINIMAL}[[variant]]\nname = \"a\"\nsysctl = [\"dut:net.core.somaxconn=5\"]\n");
+    assert!(err(&text, &HOST).message.contains("no node \"dut\""));
+
+    let text = format!("{MINIMAL}[[variant]]\nname = \"a\"\nfirewall = \"stateful\"\n");
+    let e = err(
+        &text,
+        &FakeHost {
+            host_only: &[],
+            nft: false,
+        },
+    );
+    assert!(
+        e.message.contains("apt-get install nftables") && e.line == 8,
+        "{e}"
+    );
+
+    let text = format!("{MINIMAL}[[variant]]\nname = \"a\"\n[[variant]]\nname = \"a\"\n");
+    assert!(err(&text, &HOST).message.contains("duplicate"));
+
+    let e = err(
+        "[experiment]\nname = \"x\"\n[workload]\nmode = \"warp\"\nduration = \"1s\"\n",
+        &HOST,
+    );
+    assert_eq!((e.line, e.field.as_str()), (4, "workload.mode"));
+    let e = err(
+        "[experiment]\nname = \"x\"\nrepetitions = 0\n[workload]\nmode = \"tcp\"\nduration = \"1s\"\n",
+        &HOST,
+    );
+    assert_eq!((e.line, e.field.as_str()), (3, "experiment.repetitions"));
+    assert!(
+        e.to_string()
+            .starts_with("exp.toml:3:15: experiment.repetitions: "),
+        "{e}"
+    );
+}
+
+#[test]
+fn sweeps_expand_link_firewall_and_stream_parameters() -> Result<(), ExperimentError> {
+    let text = format!("{MINIMAL}[sweep]\nparameter = \"link.mtu\"\nvalues = [1500, 9000]\n");
+    let e = parse(&text, Path::new("s.toml"), &HOST)?;
+    assert_eq!(
+        e.variants
+            .iter()
+            .map(|v| v.spec.links[0].mtu)
+            .collect::<Vec<_>>(),
+        [1500, 9000]
+    );
+    let text = format!("{MINIMAL}[sweep]\nparameter = \"streams\"\nvalues = [1, 4]\n");
+    let e = parse(&text, Path::new("s.toml"), &HOST)?;
+    assert_eq!(e.variants[1].workload.streams, 4);
+    let text = format!(
+        "{MINIMAL}[sweep]\nparameter = \"firewall\"\nvalues = [\"stateless:10\", \"stateful\"]\n"
+    );
+    let e = parse(&text, Path::new("s.toml"), &HOST)?;
+    assert_eq!(e.variants[1].firewall, Some(Firewall::Stateful));
+    let text = format!("{MINIMAL}[sweep]\nparameter = \"link.colour\"\nvalues = [1]\n");
+    assert!(err(&text, &HOST).message.contains("unknown link parameter"));
+    let text = format!("{MINIMAL}[sweep]\nparameter = \"link.mtu\"\nvalues = [10]\n");
+    assert!(err(&text, &HOST).message.contains("MTU"));
+    Ok(())
+}

@@ -1,0 +1,104 @@
+//! Kernel netem: detection (does this kernel have the qdisc?) and its options for one
+//! direction (delay, jitter, loss, rate, limit).
+
+use crate::impair::Impairment;
+use crate::netlink::{Msg, NetlinkError, Rtnl};
+
+const TCA_NETEM_RATE: u16 = 6;
+const TCA_NETEM_RATE64: u16 = 8;
+const TCA_NETEM_LATENCY64: u16 = 10;
+const TCA_NETEM_JITTER64: u16 = 11;
+
+/// Whether the kernel has netem, asked the kernel itself: a netem qdisc without options on
+/// `lo` (index 1) is refused with EINVAL when netem exists (it needs options) and ENOENT when
+/// the kind is unknown. Nothing is created either way.
+pub fn available(rtnl: &mut Rtnl) -> Result<bool, NetlinkError> {
+    match rtnl.add_root_qdisc(1, "netem", None) {
+        Ok(()) => Ok(true),
+        Err(e) if e.errno() == Some(libc::EINVAL) => Ok(true),
+        Err(e) if matches!(e.errno(), Some(libc::ENOENT | libc::EOPNOTSUPP)) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// The TCA_OPTIONS blob of netem for `imp`: `struct tc_netem_qopt` then attributes.
+pub fn options(imp: &Impairment) -> Vec<u8> {
+    let loss = (imp.loss.fraction().clamp(0.0, 1.0) * f64::from(u32::MAX)) as u32;
+    let mut m = Msg::new(0, 0);
+    let mut qopt = [0u8; 24];
+    qopt[4..8].copy_from_slice(&imp.limit.to_ne_bytes());
+    qopt[8..12].copy_from_slice(&loss.to_ne_bytes());
+    m.push(&qopt);
+    m.attr_u64(TCA_NETEM_LATENCY64, imp.delay.as_nanos());
+    m.attr_u64(TCA_NETEM_JITTER64, imp.jitter.as_nanos());
+    if let Some(rate) = imp.rate {
+        let bytes = (rate.as_f64() / 8.0) as u64;
+        let mut r = [0u8; 16];
+        r[0..4].copy_from_slice(&u32::try_from(bytes).unwrap_or(u32::MAX).to_ne_bytes());
+        m.attr(TCA_NETEM_RATE, &r);
+        if bytes > u64::from(u32::MAX) {
+            m.attr_u64(TCA_NETEM_RATE64, bytes);
+        }
+    }
+    m.into_payload()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use linerate_units::{BitRate, Duration, Percent};
+
+    fn attrs(blob: &[u8]) -> Vec<(u16, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut off = 24;
+        while off + 4 <= blob.len() {
+            let len = usize::from(u16::from_ne_bytes([blob[off], blob[off + 1]]));
+            let ty = u16::from_ne_bytes([blob[off + 2], blob[off + 3]]);
+            out.push((ty, blob[off + 4..off + len].to_vec()));
+            off += (len + 3) & !3;
+        }
+        out
+    }
+
+    #[test]
+    fn options_carry_limit_loss_delay_jitter_and_rate() {
+        let imp = Impairment {
+            rate: Some(BitRate::from_gbps(1)),
+            delay: Duration::from_millis(20),
+            jitter: Duration::from_millis(1),
+            loss: Percent::new(50.0),
+            limit: 10_000,
+            reorder: false,
+        };
+        let blob = options(&imp);
+        assert_eq!(
+            u32::from_ne_bytes([blob[4], blob[5], blob[6], blob[7]]),
+            10_000
+        );
+        let loss = u32::from_ne_bytes([blob[8], blob[9], blob[10], blob[11]]);
+        assert!((loss as f64 / u32::MAX as f64 - 0.5).abs() < 1e-6);
+        let a = attrs(&blob);
+        let get = |t: u16| {
+            a.iter()
+                .find(|(ty, _)| *ty == t)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default()
+        };
+        assert_eq!(get(TCA_NETEM_LATENCY64), 20_000_000u64.to_ne_bytes());
+        assert_eq!(get(TCA_NETEM_JITTER64), 1_000_000u64.to_ne_bytes());
+        assert_eq!(&get(TCA_NETEM_RATE)[0..4], &125_000_000u32.to_ne_bytes());
+        assert!(
+            a.iter().all(|(t, _)| *t != TCA_NETEM_RATE64),
+            "1 Gbit/s fits in 32 bits of bytes/s"
+        );
+        let fast = options(&Impairment {
+            rate: Some(BitRate::from_gbps(100)),
+            ..imp
+        });
+        assert!(
+            attrs(&fast)
+                .iter()
+                .any(|(t, v)| *t == TCA_NETEM_RATE64 && v == &12_500_000_000u64.to_ne_bytes())
+        );
+    }
+}

@@ -1,0 +1,268 @@
+//! The experiment runner: for each slot of the interleaved schedule (A B C A B C …) it builds
+//! the variant's lab, applies its firewall, runs the workload through a [`Load`] and removes
+//! the lab again, then summarises each variant.
+//!
+//! Why a fresh lab per run rather than one lab for the whole experiment: bring-up costs ~10 ms,
+//! and a fresh set of namespaces means no state leaks between runs or variants — cached TCP
+//! metrics (ssthresh per destination), conntrack entries, neighbour state, or a previous
+//! variant's sysctls. Stop signals (Ctrl-C, SIGTERM, SIGHUP) end the current run early and
+//! tear the lab down; after `kill -9`, `linerate lab down NAME` removes what is left.
+
+mod iperf3;
+
+use std::time::{Duration, Instant};
+
+pub use iperf3::Iperf3;
+
+use crate::build::{self, UpOptions};
+use crate::experiment::schedule::{self, Slot};
+use crate::experiment::{Experiment, Workload};
+use crate::state::LabState;
+use crate::{LabError, control, firewall, netns, sys, teardown};
+
+/// Schema tag of a run's results.
+pub const SCHEMA: &str = "linerate.lab-run/1";
+
+/// One measurement of a workload.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Measure {
+    /// The value (higher is better for throughput and packet rate).
+    pub value: f64,
+    /// Its unit: `bit/s` or `packet/s`.
+    pub unit: &'static str,
+    /// How long the load actually ran.
+    pub seconds: f64,
+    /// The load generator's own result document (iperf3 schema), for the results store.
+    #[serde(skip)]
+    pub document: Option<serde_json::Value>,
+}
+
+/// Something that generates the workload between `gen` and `recv` of a lab and measures it.
+/// The traffic engine plugs in here; [`Iperf3`] is the stand-in until then.
+pub trait Load {
+    /// Name for reports.
+    fn name(&self) -> &'static str;
+    /// Refuses workloads it cannot run, before anything is built.
+    fn check(&self, workload: &Workload) -> Result<(), LabError>;
+    /// Runs `workload` once on `lab`; returns early (with an error) when `interrupted` says so.
+    fn run(
+        &self,
+        lab: &LabState,
+        workload: &Workload,
+        interrupted: &dyn Fn() -> bool,
+    ) -> Result<Measure, LabError>;
+}
+
+/// One run in the schedule.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RunRecord {
+    /// Where it was in the schedule.
+    pub slot: Slot,
+    /// The variant's name.
+    pub variant: String,
+    /// The measurement, when the run succeeded.
+    pub measure: Option<Measure>,
+    /// Why the run does not count.
+    pub error: Option<String>,
+}
+
+/// A variant's measurements.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct VariantResult {
+    /// The variant.
+    pub name: String,
+    /// Unit of the values.
+    pub unit: Option<&'static str>,
+    /// Values of the runs that counted, in schedule order.
+    pub values: Vec<f64>,
+    /// Runs that failed.
+    pub failed: usize,
+    /// Descriptive statistics of `values`.
+    pub summary: linerate_stats::Summary,
+    /// Against the baseline (the first variant) at 95 % confidence, Student's t as ministat;
+    /// `None` for the baseline or with fewer than two values on either side.
+    pub vs_baseline: Option<linerate_stats::Comparison>,
+}
+
+/// The result of an experiment.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ExperimentResult {
+    /// Always [`SCHEMA`].
+    pub schema: &'static str,
+    /// The experiment.
+    pub experiment: String,
+    /// The lab name used.
+    pub lab: String,
+    /// The load generator.
+    pub load: &'static str,
+    /// Every run, in order.
+    pub runs: Vec<RunRecord>,
+    /// Per variant; the first is the baseline.
+    pub variants: Vec<VariantResult>,
+}
+
+/// How much a run's duration may differ from the configured one and still count (share).
+const DURATION_TOLERANCE: f64 = 0.2;
+/// Extra seconds a run may last beyond the tolerance.
+const DURATION_SLACK_S: f64 = 1.0;
+
+/// Runs `exp`; `progress` sees each run as it ends (run index, total).
+pub fn run(
+    exp: &Experiment,
+    opts: &UpOptions,
+    load: &dyn Load,
+    progress: &mut dyn FnMut(&RunRecord, usize, usize),
+) -> Result<ExperimentResult, LabError> {
+    if !sys::is_root() {
+        return Err(LabError::NotRoot);
+    }
+    for v in &exp.variants {
+        load.check(&v.workload)?;
+    }
+    let order = schedule::interleaved(exp.variants.len(), exp.repetitions);
+    let mut runs = Vec::with_capacity(order.len());
+    let blocked = sys::StopSignalsBlocked::new();
+    let pending = std::cell::Cell::new(None);
+    let interrupted = || {
+        if pending.get().is_none() {
+            pending.set(sys::take_pending_signal(&sys::STOP_SIGNALS));
+        }
+        pending.get().is_some()
+    };
+    let mut outcome = Ok(());
+    for (i, slot) in order.iter().enumerate() {
+        if interrupted() {
+            break;
+        }
+        let variant = &exp.variants[slot.variant];
+        let record = match one_run(variant, opts, load, &interrupted) {
+            Ok(Ok(m)) => {
+                let want = variant.workload.duration.as_secs_f64();
+                // The receiver's clock also covers draining the path's queue: allow some slack.
+                // A run that ended early does not count; one that ran long (draining the path's
+                // queue, a loaded machine) only when far off.
+                let short = m.seconds < want * (1.0 - DURATION_TOLERANCE);
+                let long = m.seconds > want * (1.0 + DURATION_TOLERANCE) + DURATION_SLACK_S;
+                let error =
+                    (short || long).then(|| format!("ran {:.2} s instead of {want} s", m.seconds));
+                RunRecord {
+                    slot: *slot,
+                    variant: variant.name.clone(),
+                    measure: error.is_none().then_some(m),
+                    error,
+                }
+            }
+            Ok(Err(e)) => RunRecord {
+                slot: *slot,
+                variant: variant.name.clone(),
+                measure: None,
+                error: Some(e.to_string()),
+            },
+            Err(e) => {
+                outcome = Err(e);
+                break;
+            }
+        };
+        if interrupted() {
+            break;
+        }
+        progress(&record, i + 1, order.len());
+        runs.push(record);
+    }
+    drop(blocked);
+    outcome?;
+    if let Some(sig) = pending.get() {
+        return Err(LabError::Interrupted(sig));
+    }
+    let mut variants: Vec<VariantResult> = exp
+        .variants
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let mine: Vec<&RunRecord> = runs.iter().filter(|r| r.slot.variant == i).collect();
+            let values: Vec<f64> = mine
+                .iter()
+                .filter_map(|r| r.measure.as_ref().map(|m| m.value))
+                .collect();
+            VariantResult {
+                name: v.name.clone(),
+                unit: mine.iter().find_map(|r| r.measure.as_ref().map(|m| m.unit)),
+                summary: linerate_stats::Summary::of(&values),
+                values,
+                failed: mine.iter().filter(|r| r.measure.is_none()).count(),
+                vs_baseline: None,
+            }
+        })
+        .collect();
+    if let Some(base) = variants.first().map(|b| b.summary)
+        && base.n >= 2
+    {
+        for v in variants.iter_mut().skip(1).filter(|v| v.summary.n >= 2) {
+            v.vs_baseline = Some(linerate_stats::compare(
+                &base,
+                &v.summary,
+                linerate_stats::Confidence::P95,
+            ));
+        }
+    }
+    Ok(ExperimentResult {
+        schema: SCHEMA,
+        experiment: exp.name.clone(),
+        lab: exp.lab_name.to_string(),
+        load: load.name(),
+        runs,
+        variants,
+    })
+}
+
+/// Builds the variant's lab, runs the load once, removes the lab. The outer error aborts the
+/// experiment (the lab could not be built); the inner one only fails this run.
+fn one_run(
+    variant: &crate::experiment::Variant,
+    opts: &UpOptions,
+    load: &dyn Load,
+    interrupted: &dyn Fn() -> bool,
+) -> Result<Result<Measure, LabError>, LabError> {
+    let report = build::up(&variant.spec, opts)?;
+    let state = report.state;
+    let result = (|| {
+        if let Some(fw) = &variant.firewall {
+            let node = control::default_firewall_node(&state);
+            let ns = netns::Netns::open(control::node_netns(&state, node)?)?;
+            firewall::apply(&ns, node, fw)?;
+        }
+        load.run(&state, &variant.workload, interrupted)
+    })();
+    teardown::down(&opts.state_dir, &variant.spec.name)?;
+    Ok(result)
+}
+
+/// Waits for `child` to end, killing it when `interrupted` says so or `limit` passes.
+pub(crate) fn wait_bounded(
+    child: &mut std::process::Child,
+    limit: Duration,
+    interrupted: &dyn Fn() -> bool,
+) -> Result<std::process::ExitStatus, LabError> {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child
+            .try_wait()
+            .map_err(LabError::io("wait for the load generator"))?
+        {
+            return Ok(status);
+        }
+        if interrupted() || started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(LabError::Io {
+                what: if interrupted() {
+                    "load stopped by a signal".into()
+                } else {
+                    format!("load generator still running after {limit:?}")
+                },
+                source: std::io::Error::from(std::io::ErrorKind::TimedOut),
+            });
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

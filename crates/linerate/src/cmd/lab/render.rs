@@ -1,0 +1,422 @@
+//! Human and JSON renderings of lab results.
+
+use linerate_lab::emulator::EmulatorStats;
+use linerate_lab::sysctl::SysctlWrite;
+use linerate_lab::{DownReport, LabError, LabName, LabState, UpReport};
+use serde_json::{Value, json};
+
+type Stats = [(String, bool, Option<EmulatorStats>)];
+
+/// `lab up --json`.
+pub fn up_json(r: &UpReport) -> Value {
+    let mut v = serde_json::to_value(&r.state).unwrap_or(Value::Null);
+    if let Value::Object(m) = &mut v {
+        m.insert(
+            "sysctl_writes".into(),
+            serde_json::to_value(&r.sysctls).unwrap_or(Value::Null),
+        );
+    }
+    v
+}
+
+/// `lab show` as text.
+pub fn show_text(s: &LabState, stats: &Stats) -> String {
+    let mut out = format!(
+        "lab {} ({}, {:?}): emulator {}",
+        s.name, s.topology, s.status, s.emulator
+    );
+    if let Some(ms) = s.bringup_ms {
+        out.push_str(&format!(", built in {ms:.1} ms"));
+    }
+    out.push('\n');
+    for n in &s.nodes {
+        for i in &n.interfaces {
+            out.push_str(&format!(
+                "  {:<5} {:<16} {:<13} {:<18} {}\n",
+                n.name, n.netns, i.name, i.address, i.mac
+            ));
+        }
+    }
+    for f in &s.firewalls {
+        out.push_str(&format!("  firewall on {}: {}\n", f.node, f.variant));
+    }
+    for l in &s.links {
+        out.push_str(&format!(
+            "  {} {} -- {}  mtu {}  offloads {}",
+            l.id,
+            l.a,
+            l.b,
+            l.mtu,
+            if l.offloads { "on" } else { "off" }
+        ));
+        match (&l.fwd, &l.rev) {
+            (Some(f), Some(r)) => {
+                out.push_str(&format!(
+                    "\n     fwd: {}\n     rev: {}",
+                    f.describe(),
+                    r.describe()
+                ));
+                if let Some(ns) = &l.emulator_netns {
+                    out.push_str(&format!(
+                        "\n     emulator: namespace {ns}, pid {}",
+                        l.emulator_pid.map_or("-".to_owned(), |p| p.to_string())
+                    ));
+                }
+            }
+            _ => out.push_str("  (not emulated)"),
+        }
+        out.push('\n');
+        if let Some((_, alive, st)) = stats.iter().find(|(id, _, _)| *id == l.id) {
+            if !alive {
+                out.push_str("     emulator process is NOT running (link carries nothing); `lab down` then `lab up` again\n");
+            }
+            if let Some(st) = st {
+                for (dir, d) in [("fwd", &st.fwd), ("rev", &st.rev)] {
+                    out.push_str(&format!(
+                        "     {dir} counters: rx {} tx {} lost {} overflow {} errors {} kernel drops {} max held {}\n",
+                        d.rx_frames, d.tx_frames, d.lost, d.overflow, d.errors, d.kernel_drops, d.max_held
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `lab show --json`.
+pub fn show_json(s: &LabState, stats: &Stats) -> Value {
+    let mut v = serde_json::to_value(s).unwrap_or(Value::Null);
+    if let Value::Object(m) = &mut v {
+        let emus: Vec<Value> = stats
+            .iter()
+            .map(|(id, alive, st)| json!({ "link": id, "running": alive, "counters": st }))
+            .collect();
+        m.insert("emulators".into(), Value::Array(emus));
+    }
+    v
+}
+
+/// `lab list` as text: one lab per line, name first.
+pub fn list_text(labs: &[Result<LabState, LabError>]) -> String {
+    let mut out = String::new();
+    for l in labs {
+        match l {
+            Ok(s) => out.push_str(&format!(
+                "{}\t{}\t{}\temulator={}\tnodes={}\n",
+                s.name,
+                s.topology,
+                match s.status {
+                    linerate_lab::state::Status::Up => "up",
+                    linerate_lab::state::Status::Creating => "incomplete",
+                },
+                match s.emulator {
+                    linerate_lab::EmulatorKind::None => "none",
+                    linerate_lab::EmulatorKind::Kernel => "kernel",
+                    linerate_lab::EmulatorKind::Userspace => "userspace",
+                },
+                s.nodes
+                    .iter()
+                    .map(|n| n.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )),
+            Err(e) => out.push_str(&format!("?\tunreadable: {e}\n")),
+        }
+    }
+    out
+}
+
+/// `lab list --json`.
+pub fn list_json(labs: &[Result<LabState, LabError>]) -> Value {
+    let labs: Vec<Value> = labs
+        .iter()
+        .map(|l| match l {
+            Ok(s) => serde_json::to_value(s).unwrap_or(Value::Null),
+            Err(e) => json!({ "error": e.to_string() }),
+        })
+        .collect();
+    json!({ "schema": "linerate.lab-list/1", "labs": labs })
+}
+
+/// `lab down` as text.
+pub fn down_text(r: &DownReport) -> String {
+    format!(
+        "lab {} down: removed {} namespace(s){}, killed {} process(es)\n",
+        r.name,
+        r.namespaces_removed.len(),
+        if r.had_state {
+            ""
+        } else {
+            " (no state file was left)"
+        },
+        r.processes_killed.len()
+    )
+}
+
+/// `lab down --json`.
+pub fn down_json(r: &DownReport) -> Value {
+    let mut v = serde_json::to_value(r).unwrap_or(Value::Null);
+    if let Value::Object(m) = &mut v {
+        m.insert("schema".into(), json!("linerate.lab-down/1"));
+    }
+    v
+}
+
+/// `lab set` as text.
+pub fn set_text(writes: &[SysctlWrite]) -> String {
+    writes
+        .iter()
+        .map(|w| format!("{}: {} = {} (was {})\n", w.node, w.key, w.after, w.before))
+        .collect()
+}
+
+/// `lab set --json`.
+pub fn set_json(name: &LabName, writes: &[SysctlWrite]) -> Value {
+    json!({ "schema": "linerate.lab-sysctl/1", "lab": name.as_str(), "writes": writes })
+}
+
+/// `lab check` as text: the plan of an experiment.
+pub fn experiment_text(e: &linerate_lab::experiment::Experiment) -> String {
+    let n = e.variants.len();
+    let secs: f64 = e
+        .variants
+        .iter()
+        .map(|v| v.workload.duration.as_secs_f64())
+        .sum::<f64>()
+        * f64::from(e.repetitions);
+    let mut out = format!(
+        "experiment {}: {} variant(s) x {} repetition(s) = {} runs, {:.0} s of load; lab {} ({})\n",
+        e.name,
+        n,
+        e.repetitions,
+        n as u64 * u64::from(e.repetitions),
+        secs,
+        e.lab_name,
+        e.variants
+            .first()
+            .map_or("-".to_owned(), |v| v.spec.topology.to_string()),
+    );
+    if let Some(d) = &e.description {
+        out.push_str(&format!("  {d}\n"));
+    }
+    for (i, v) in e.variants.iter().enumerate() {
+        let w = &v.workload;
+        out.push_str(&format!(
+            "  {}{}: {} for {}, {} stream(s)\n",
+            v.name,
+            if i == 0 { " (baseline)" } else { "" },
+            w.mode,
+            w.duration,
+            w.streams
+        ));
+        for (l, link) in v.spec.links.iter().enumerate() {
+            let emu = link
+                .emulation
+                .as_ref()
+                .map_or("not emulated".to_owned(), |e| {
+                    format!("fwd {} | rev {}", e[0].describe(), e[1].describe())
+                });
+            out.push_str(&format!(
+                "      l{l}: mtu {}, offloads {}, {emu}\n",
+                link.mtu,
+                if link.offloads { "on" } else { "off" }
+            ));
+        }
+        for s in &v.spec.sysctls {
+            out.push_str(&format!(
+                "      sysctl {}:{} = {}\n",
+                s.node, s.key, s.value
+            ));
+        }
+        if let Some(f) = &v.firewall {
+            out.push_str(&format!("      firewall {f}\n"));
+        }
+    }
+    let letters: Vec<String> = (0..n)
+        .map(|i| {
+            if i < 26 {
+                ((b'A' + i as u8) as char).to_string()
+            } else {
+                format!("V{i}")
+            }
+        })
+        .collect();
+    out.push_str(&format!(
+        "  order: ({}) x {}, interleaved\n",
+        letters.join(" "),
+        e.repetitions
+    ));
+    out
+}
+
+/// A measured value with its unit, for humans.
+pub fn quantity(value: f64, unit: &str) -> String {
+    match unit {
+        "bit/s" => format!("{:.1}", linerate_units::BitRate::from_bps_f64(value)),
+        "packet/s" => format!("{:.1} kpps", value / 1e3),
+        other => format!("{value:.3} {other}"),
+    }
+}
+
+/// `lab run` as text: per variant the mean ± standard deviation with min … max and N, and
+/// against the baseline (the first variant) ministat's verdict at 95 % confidence.
+pub fn run_text(
+    e: &linerate_lab::experiment::Experiment,
+    r: &linerate_lab::runner::ExperimentResult,
+) -> String {
+    let mut out = format!(
+        "experiment {} ({} repetitions, load: {}, lab {})\n",
+        r.experiment, e.repetitions, r.load, r.lab
+    );
+    let width = r.variants.iter().map(|v| v.name.len()).max().unwrap_or(8);
+    for (i, v) in r.variants.iter().enumerate() {
+        let unit = v.unit.unwrap_or("");
+        let s = &v.summary;
+        let mut line = if v.values.is_empty() {
+            format!("  {:<width$}  no successful run", v.name)
+        } else {
+            format!(
+                "  {:<width$}  {} ± {}  ({} … {}, N={})",
+                v.name,
+                quantity(s.mean, unit),
+                quantity(if s.stddev.is_finite() { s.stddev } else { 0.0 }, unit),
+                quantity(s.min, unit),
+                quantity(s.max, unit),
+                s.n
+            )
+        };
+        if i == 0 {
+            line.push_str("  baseline");
+        }
+        if v.failed > 0 {
+            line.push_str(&format!("  ({} failed)", v.failed));
+        }
+        out.push_str(&line);
+        out.push('\n');
+        if let Some(c) = &v.vs_baseline {
+            for l in c.verdict().lines() {
+                out.push_str(&format!("      {}\n", l.trim_start_matches('\t')));
+            }
+        } else if i > 0 {
+            out.push_str("      (no comparison: needs at least 2 successful runs of this variant and of the baseline)\n");
+        }
+    }
+    if let Some(sweep) = &e.sweep {
+        out.push_str(&sweep_curve(&sweep.parameter, &sweep.values, r));
+    }
+    for run in r.runs.iter().filter(|x| x.error.is_some()) {
+        out.push_str(&format!(
+            "  run {} of {} failed: {}\n",
+            run.slot.repetition + 1,
+            run.variant,
+            run.error.as_deref().unwrap_or("")
+        ));
+    }
+    out
+}
+
+/// A sweep's ASCII curve: one bar per value scaled to the best mean, then the best value and
+/// whether it beats the runner-up at 95 % confidence.
+fn sweep_curve(
+    parameter: &str,
+    values: &[String],
+    r: &linerate_lab::runner::ExperimentResult,
+) -> String {
+    let means: Vec<f64> = r.variants.iter().map(|v| v.summary.mean).collect();
+    let best = means
+        .iter()
+        .copied()
+        .filter(|m| m.is_finite())
+        .fold(f64::NEG_INFINITY, f64::max);
+    if !best.is_finite() || best <= 0.0 {
+        return String::new();
+    }
+    let width = values.iter().map(String::len).max().unwrap_or(1);
+    let unit = r.variants.iter().find_map(|v| v.unit).unwrap_or("");
+    let mut out = format!("\n  {parameter}\n");
+    for (value, mean) in values.iter().zip(&means) {
+        let bar = if mean.is_finite() {
+            ((mean / best) * 50.0).round() as usize
+        } else {
+            0
+        };
+        out.push_str(&format!(
+            "  {value:>width$} |{:<50}| {}\n",
+            "#".repeat(bar),
+            quantity(*mean, unit)
+        ));
+    }
+    let Some(bi) = means.iter().position(|m| *m == best) else {
+        return out;
+    };
+    out.push_str(&format!(
+        "  best mean: {parameter} = {} ({})\n",
+        values[bi],
+        quantity(best, unit)
+    ));
+    let runner_up = means
+        .iter()
+        .enumerate()
+        .filter(|(i, m)| *i != bi && m.is_finite())
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .map(|(i, _)| i);
+    if let Some(ri) = runner_up {
+        let (b, o) = (&r.variants[ri].summary, &r.variants[bi].summary);
+        if b.n >= 2 && o.n >= 2 {
+            let c = linerate_stats::compare(b, o, linerate_stats::Confidence::P95);
+            let first = c.verdict().lines().next().unwrap_or_default().to_owned();
+            out.push_str(&format!(
+                "  against the runner-up ({} = {}): {first}\n",
+                parameter, values[ri]
+            ));
+        } else {
+            out.push_str("  (the best value's confidence needs at least 2 runs per value: --repeat 2 or more)\n");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use linerate_lab::runner::{ExperimentResult, VariantResult};
+
+    fn variant(name: &str, values: &[f64]) -> VariantResult {
+        VariantResult {
+            name: name.into(),
+            unit: Some("bit/s"),
+            values: values.to_vec(),
+            failed: 0,
+            summary: linerate_stats::Summary::of(values),
+            vs_baseline: None,
+        }
+    }
+
+    #[test]
+    fn sweep_curve_scales_bars_to_the_best_mean_and_names_it() {
+        let r = ExperimentResult {
+            schema: linerate_lab::runner::SCHEMA,
+            experiment: "s".into(),
+            lab: "x".into(),
+            load: "iperf3",
+            runs: vec![],
+            variants: vec![variant("a", &[25e6, 25e6]), variant("b", &[99e6, 101e6])],
+        };
+        let text = sweep_curve("link.mtu", &["1500".into(), "9000".into()], &r);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[2],
+            format!("  1500 |{:<50}| 25.0 Mbit/s", "#".repeat(13))
+        );
+        assert_eq!(
+            lines[3],
+            format!("  9000 |{}| 100.0 Mbit/s", "#".repeat(50))
+        );
+        assert_eq!(lines[4], "  best mean: link.mtu = 9000 (100.0 Mbit/s)");
+        assert_eq!(
+            lines[5],
+            "  against the runner-up (link.mtu = 1500): Difference at 95.0% confidence"
+        );
+        assert_eq!(quantity(252_600.0, "packet/s"), "252.6 kpps");
+    }
+}

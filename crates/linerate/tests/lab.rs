@@ -1,0 +1,488 @@
+//! `linerate lab` for real: namespaces, veths, the userspace emulator, cleanup after faults.
+//! Needs root (CI runs as root); each test uses its own lab name (`t` + pid digits + a letter)
+//! and state directory, and removes its lab even when it fails.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+struct Lab {
+    name: String,
+    state: tempfile::TempDir,
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0\n"))
+}
+
+impl Lab {
+    /// A fresh lab name, or `None` (with the reason printed) when namespaces are out of reach.
+    fn new(letter: char) -> Option<Lab> {
+        if !is_root() {
+            eprintln!("skipping: not root (linerate lab needs CAP_SYS_ADMIN and CAP_NET_ADMIN)");
+            return None;
+        }
+        let name = format!("t{}{letter}", std::process::id() % 100_000);
+        let state = tempfile::tempdir().ok()?;
+        Some(Lab { name, state })
+    }
+
+    fn cmd(&self) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_linerate"));
+        c.env("LINERATE_LAB_STATE_DIR", self.state.path())
+            .arg("lab");
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        match self.cmd().args(args).output() {
+            Ok(o) => o,
+            Err(e) => panic!("cannot run linerate: {e}"),
+        }
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let o = self.run(args);
+        assert!(
+            o.status.success(),
+            "linerate lab {args:?} failed: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    }
+
+    fn fails(&self, args: &[&str]) -> String {
+        let o = self.run(args);
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "linerate lab {args:?} should fail with 2: {o:?}"
+        );
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    }
+
+    fn exec(&self, node: &str, cmd: &[&str]) -> Output {
+        let mut args = vec!["exec", &self.name, node, "--"];
+        args.extend_from_slice(cmd);
+        self.run(&args)
+    }
+
+    /// This lab's namespaces as `ip netns list` shows them.
+    fn namespaces(&self) -> Vec<String> {
+        let out = Command::new("ip")
+            .args(["netns", "list"])
+            .output()
+            .map(|o| o.stdout)
+            .unwrap_or_default();
+        let prefix = format!("lr-{}-", self.name);
+        String::from_utf8_lossy(&out)
+            .lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .filter(|n| n.starts_with(&prefix))
+            .map(str::to_owned)
+            .collect()
+    }
+
+    fn assert_gone(&self) {
+        assert_eq!(
+            self.namespaces(),
+            Vec::<String>::new(),
+            "namespaces left behind"
+        );
+        assert!(
+            !self
+                .state
+                .path()
+                .join(format!("{}.json", self.name))
+                .exists(),
+            "state file left behind"
+        );
+    }
+
+    /// Starts `iperf3 -s` in `recv` and runs a client in `gen` toward `dst`; returns the JSON.
+    fn iperf(&self, dst: &str, extra: &[&str]) -> serde_json::Value {
+        let o = self.exec("recv", &["iperf3", "-s", "-1", "-D"]);
+        assert!(o.status.success(), "iperf3 -s: {o:?}");
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let mut args = vec!["iperf3", "-c", dst, "-J"];
+            args.extend_from_slice(extra);
+            let o = self.exec("gen", &args);
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_default();
+            if o.status.success() && received_bps(&v) > 0.0 {
+                return v;
+            }
+            if o.status.success() {
+                // The one-shot server finished this test; start another for the retry.
+                let _ = self.exec("recv", &["iperf3", "-s", "-1", "-D"]);
+            }
+            assert!(
+                Instant::now() < deadline,
+                "iperf3 client never connected: {}",
+                String::from_utf8_lossy(&o.stdout)
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Lab {
+    fn drop(&mut self) {
+        let _ = self
+            .cmd()
+            .args(["down", &self.name])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+fn received_bps(v: &serde_json::Value) -> f64 {
+    v["end"]["sum_received"]["bits_per_second"]
+        .as_f64()
+        .unwrap_or(0.0)
+}
+
+#[test]
+fn pair_comes_up_fast_carries_traffic_and_goes_down_completely() {
+    let Some(lab) = Lab::new('a') else { return };
+    let out = lab.ok(&["up", &lab.name, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_default();
+    assert_eq!(v["schema"], "linerate.lab/1");
+    assert_eq!(v["emulator"], "none");
+    let ms = v["bringup_ms"].as_f64().unwrap_or(f64::MAX);
+    assert!(ms < 200.0, "bring-up took {ms} ms");
+    let mut ns = lab.namespaces();
+    ns.sort();
+    assert_eq!(
+        ns,
+        [
+            format!("lr-{}-gen", lab.name),
+            format!("lr-{}-recv", lab.name)
+        ]
+    );
+    let list = lab.ok(&["list"]);
+    assert!(
+        list.lines()
+            .any(|l| l.starts_with(&format!("{}\t", lab.name))),
+        "{list}"
+    );
+    let show = lab.ok(&["show", &lab.name]);
+    assert!(
+        show.contains("emulator none") && show.contains("198.18.0.2/24"),
+        "{show}"
+    );
+    let addrs = lab.exec(
+        "gen",
+        &["ip", "-br", "addr", "show", &format!("lr-{}-g0", lab.name)],
+    );
+    assert!(
+        String::from_utf8_lossy(&addrs.stdout).contains("198.18.0.1/24"),
+        "{addrs:?}"
+    );
+    let neigh = lab.exec("gen", &["ip", "neigh", "show"]);
+    assert!(
+        String::from_utf8_lossy(&neigh.stdout).contains("198.18.0.2 dev"),
+        "{neigh:?}"
+    );
+    assert!(
+        String::from_utf8_lossy(&neigh.stdout).contains("PERMANENT"),
+        "{neigh:?}"
+    );
+    let r = lab.iperf("198.18.0.2", &["-t", "1"]);
+    assert!(
+        received_bps(&r) > 1e8,
+        "direct veth moved only {} bit/s",
+        received_bps(&r)
+    );
+    let down = lab.ok(&["down", &lab.name]);
+    assert!(down.contains("removed 2 namespace"), "{down}");
+    lab.assert_gone();
+    assert!(lab.fails(&["down", &lab.name]).contains("no lab named"));
+}
+
+#[test]
+fn router_forwards_between_subnets_with_per_node_sysctls() {
+    let Some(lab) = Lab::new('b') else { return };
+    lab.ok(&[
+        "up",
+        &lab.name,
+        "--topology",
+        "router",
+        "--mtu",
+        "l1=9000",
+        "--sysctl",
+        "recv:net.ipv4.tcp_rmem=4096 131072 8388608",
+    ]);
+    let fwd = lab.exec("dut", &["cat", "/proc/sys/net/ipv4/ip_forward"]);
+    assert_eq!(String::from_utf8_lossy(&fwd.stdout).trim(), "1");
+    let rmem = lab.exec("recv", &["cat", "/proc/sys/net/ipv4/tcp_rmem"]);
+    assert_eq!(
+        String::from_utf8_lossy(&rmem.stdout)
+            .split_whitespace()
+            .collect::<Vec<_>>(),
+        ["4096", "131072", "8388608"]
+    );
+    let mtu = lab.exec(
+        "recv",
+        &["cat", &format!("/sys/class/net/lr-{}-r1/mtu", lab.name)],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&mtu.stdout).trim(),
+        "9000",
+        "{mtu:?}"
+    );
+    let link = lab.exec(
+        "recv",
+        &["ip", "-o", "link", "show", &format!("lr-{}-r1", lab.name)],
+    );
+    assert!(
+        String::from_utf8_lossy(&link.stdout).contains("mtu 9000"),
+        "{link:?}"
+    );
+    let route = lab.exec("gen", &["ip", "route", "get", "198.19.0.1"]);
+    assert!(
+        String::from_utf8_lossy(&route.stdout).contains("via 198.18.0.254"),
+        "{route:?}"
+    );
+    let r = lab.iperf("198.19.0.1", &["-t", "1"]);
+    assert!(
+        received_bps(&r) > 1e8,
+        "routed path moved only {} bit/s",
+        received_bps(&r)
+    );
+
+    // lab set: per-namespace keys are written and read back; host-wide ones are refused.
+    let set = lab.ok(&[
+        "set",
+        &lab.name,
+        "gen",
+        "net.ipv4.tcp_congestion_control=reno",
+        "net.core.somaxconn=1024",
+    ]);
+    assert!(set.contains("net.core.somaxconn = 1024"), "{set}");
+    let err = lab.fails(&["set", &lab.name, "gen", "vm.swappiness=10"]);
+    assert!(
+        err.contains("refusing vm.swappiness") && err.contains("whole host"),
+        "{err}"
+    );
+    let err = lab.fails(&["set", &lab.name, "gen", "net.core.netdev_max_backlog=5000"]);
+    assert!(err.contains("not per network namespace"), "{err}");
+    let err = lab.fails(&["set", &lab.name, "gen", "net.ipv4.no_such_knob=1"]);
+    assert!(err.contains("unknown sysctl"), "{err}");
+    let err = lab.fails(&["set", &lab.name, "nope", "net.core.somaxconn=1"]);
+    assert!(err.contains("no node \"nope\""), "{err}");
+    lab.ok(&["down", &lab.name]);
+    lab.assert_gone();
+}
+
+#[test]
+fn userspace_emulator_shapes_rate_and_delay() {
+    let Some(lab) = Lab::new('c') else { return };
+    lab.ok(&[
+        "up",
+        &lab.name,
+        "--rate",
+        "50M",
+        "--delay",
+        "10ms",
+        "--emulator",
+        "userspace",
+    ]);
+    let show = lab.ok(&["show", &lab.name]);
+    assert!(show.contains("emulator userspace"), "{show}");
+    assert_eq!(
+        lab.namespaces().len(),
+        3,
+        "gen, recv and the emulator's namespace"
+    );
+    let r = lab.iperf("198.18.0.2", &["-t", "2"]);
+    let bps = received_bps(&r);
+    assert!(
+        (25e6..52e6).contains(&bps),
+        "50 Mbit/s link moved {bps} bit/s"
+    );
+    let rtt_us = r["end"]["streams"][0]["sender"]["min_rtt"]
+        .as_f64()
+        .unwrap_or(0.0);
+    // TCP's smoothed RTT under load includes the queue (bench/lab-emulator.sh measures the
+    // idle RTT precisely); here: both delays are applied, and the queue stays bounded.
+    assert!(
+        (20_000.0..400_000.0).contains(&rtt_us),
+        "RTT {rtt_us} us through 2 x 10 ms"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&lab.ok(&["show", &lab.name, "--json"])).unwrap_or_default();
+    assert_eq!(json["emulators"][0]["running"], true);
+    // Offloads are off on emulated links by default: the emulator saw wire-size frames.
+    let fwd = &json["emulators"][0]["counters"]["fwd"];
+    let (frames, bytes) = (
+        fwd["rx_frames"].as_f64().unwrap_or(0.0),
+        fwd["rx_bytes"].as_f64().unwrap_or(0.0),
+    );
+    assert!(frames > 1000.0 && bytes / frames <= 1514.0, "{fwd}");
+    lab.ok(&["down", &lab.name]);
+    lab.assert_gone();
+}
+
+#[test]
+fn kill_dash_nine_of_the_emulator_then_down_removes_everything() {
+    let Some(lab) = Lab::new('d') else { return };
+    let v: serde_json::Value = serde_json::from_str(&lab.ok(&[
+        "up",
+        &lab.name,
+        "--topology",
+        "router",
+        "--delay",
+        "l1=1ms",
+        "--json",
+    ]))
+    .unwrap_or_default();
+    let pid = v["links"][1]["emulator_pid"].as_u64().unwrap_or(0);
+    assert!(pid > 0, "{v}");
+    let killed = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    assert!(killed.is_ok_and(|s| s.success()));
+    std::thread::sleep(Duration::from_millis(200));
+    let show = lab.ok(&["show", &lab.name]);
+    assert!(show.contains("NOT running"), "{show}");
+    lab.ok(&["down", &lab.name]);
+    lab.assert_gone();
+}
+
+fn wait_for(path: &Path, timeout: Duration) -> bool {
+    let deadline = Instant::now() + timeout;
+    while Instant::now() < deadline {
+        if path.exists() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    false
+}
+
+/// Starts `lab up` paused after its namespaces exist, so a signal lands mid-build.
+fn paused_up(lab: &Lab) -> std::process::Child {
+    let child = lab
+        .cmd()
+        .env("LINERATE_LAB_PAUSE_MS", "2000")
+        .args(["up", &lab.name, "--topology", "router", "--loss", "0.1%"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let child = match child {
+        Ok(c) => c,
+        Err(e) => panic!("spawn: {e}"),
+    };
+    let ns = format!("/run/netns/lr-{}-recv", lab.name);
+    assert!(
+        wait_for(Path::new(&ns), Duration::from_secs(10)),
+        "lab up never created {ns}"
+    );
+    child
+}
+
+#[test]
+fn kill_dash_nine_of_lab_up_then_down_removes_everything() {
+    let Some(lab) = Lab::new('e') else { return };
+    let mut child = paused_up(&lab);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        !lab.namespaces().is_empty(),
+        "the kill should have left a partial lab"
+    );
+    let list = lab.ok(&["list"]);
+    assert!(list.contains("incomplete"), "{list}");
+    lab.ok(&["down", &lab.name]);
+    lab.assert_gone();
+}
+
+#[test]
+fn ctrl_c_and_sigterm_during_up_remove_everything() {
+    let Some(lab) = Lab::new('f') else { return };
+    for signal in ["-INT", "-TERM"] {
+        let child = paused_up(&lab);
+        let sent = Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status();
+        assert!(sent.is_ok_and(|s| s.success()));
+        let out = match child.wait_with_output() {
+            Ok(o) => o,
+            Err(e) => panic!("wait: {e}"),
+        };
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("interrupted by signal"),
+            "{out:?}"
+        );
+        lab.assert_gone();
+    }
+}
+
+#[test]
+fn bad_input_is_refused_with_the_flag_and_nothing_is_left() {
+    let Some(lab) = Lab::new('g') else { return };
+    let err = lab.fails(&["up", "waytoolongname"]);
+    assert!(err.contains("at most 8"), "{err}");
+    let err = lab.fails(&["up", &lab.name, "--delay", "l1=5ms"]);
+    assert!(
+        err.contains("--delay") && err.contains("no link l1"),
+        "{err}"
+    );
+    let err = lab.fails(&["up", &lab.name, "--rate", "fast"]);
+    assert!(err.contains("--rate"), "{err}");
+    let err = lab.fails(&["up", &lab.name, "--loss", "150%"]);
+    assert!(err.contains("--loss"), "{err}");
+    let err = lab.fails(&["up", &lab.name, "--sysctl", "dut:net.core.somaxconn=5"]);
+    assert!(err.contains("no node \"dut\""), "{err}");
+    let err = lab.fails(&["up", &lab.name, "--sysctl", "gen:vm.swappiness=5"]);
+    assert!(err.contains("refusing vm.swappiness"), "{err}");
+    lab.assert_gone();
+    // This kernel has no netem: asking for it names the module and the alternative.
+    let netem = Path::new("/sys/module/sch_netem").exists();
+    let o = lab.run(&["up", &lab.name, "--delay", "1ms", "--emulator", "kernel"]);
+    if netem {
+        assert!(o.status.success());
+        lab.ok(&["down", &lab.name]);
+    } else {
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("no netem") && err.contains("--emulator userspace"),
+            "{err}"
+        );
+    }
+    lab.assert_gone();
+    // An existing lab is never clobbered.
+    lab.ok(&["up", &lab.name]);
+    let err = lab.fails(&["up", &lab.name]);
+    assert!(err.contains("already exists"), "{err}");
+    lab.ok(&["down", &lab.name]);
+    lab.assert_gone();
+}
+
+#[test]
+fn without_root_the_missing_capability_is_named() {
+    if !is_root() || Command::new("setpriv").arg("--version").output().is_err() {
+        eprintln!("skipping: needs root and setpriv to drop privileges");
+        return;
+    }
+    let o = Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            env!("CARGO_BIN_EXE_linerate"),
+            "lab",
+            "up",
+            "tnoroot",
+        ])
+        .env("LINERATE_LAB_STATE_DIR", "/tmp/linerate-lab-noroot-test")
+        .output();
+    let Ok(o) = o else { return };
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("needs root") && err.contains("sudo"), "{err}");
+}

@@ -1,0 +1,205 @@
+//! `linerate lab run` for real: a short experiment runs interleaved on real labs, and killing
+//! the runner (Ctrl-C or kill -9) followed by `lab down` leaves no namespace.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0\n"))
+}
+
+fn linerate(state: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_linerate"));
+    c.env("LINERATE_LAB_STATE_DIR", state);
+    c
+}
+
+fn namespaces(lab: &str) -> Vec<String> {
+    let out = Command::new("ip")
+        .args(["netns", "list"])
+        .output()
+        .map(|o| o.stdout)
+        .unwrap_or_default();
+    let prefix = format!("lr-{lab}-");
+    String::from_utf8_lossy(&out)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| n.starts_with(&prefix))
+        .map(str::to_owned)
+        .collect()
+}
+
+struct Cleanup<'a>(&'a Path, String);
+
+impl Drop for Cleanup<'_> {
+    fn drop(&mut self) {
+        let _ = linerate(self.0)
+            .args(["lab", "down", &self.1])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+fn experiment(dir: &Path, lab: &str, duration: &str, reps: u32) -> std::path::PathBuf {
+    let text = format!(
+        "[experiment]\nname = \"short\"\nrepetitions = {reps}\nlab_name = \"{lab}\"\n\
+         [lab]\nrate = \"200M\"\ndelay = \"2ms\"\n\
+         [workload]\nmode = \"tcp\"\nduration = \"{duration}\"\n\
+         [[variant]]\nname = \"small-window\"\nsysctl = [\"recv:net.ipv4.tcp_rmem=4096 16384 16384\"]\n\
+         [[variant]]\nname = \"default\"\n"
+    );
+    let path = dir.join("short.toml");
+    assert!(std::fs::write(&path, text).is_ok());
+    path
+}
+
+#[test]
+fn a_short_experiment_runs_interleaved_and_cleans_up() {
+    if !is_root() {
+        eprintln!("skipping: not root");
+        return;
+    }
+    let Ok(dir) = tempfile::tempdir() else { return };
+    let lab = format!("t{}r", std::process::id() % 100_000);
+    let _cleanup = Cleanup(dir.path(), lab.clone());
+    let file = experiment(dir.path(), &lab, "1s", 2);
+    let db = dir.path().join("runs.db");
+    let html = dir.path().join("report.html");
+    let o = linerate(dir.path())
+        .args(["lab", "run", "--json", "--db"])
+        .arg(&db)
+        .arg("--html")
+        .arg(&html)
+        .arg(&file)
+        .output();
+    let Ok(o) = o else {
+        panic!("cannot run linerate")
+    };
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_default();
+    assert_eq!(v["schema"], "linerate.lab-run/1");
+    let order: Vec<u64> = v["runs"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|r| r["slot"]["variant"].as_u64())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(order, [0, 1, 0, 1], "variants interleaved A B A B");
+    let mean = |i: usize| {
+        let vals: Vec<f64> = v["variants"][i]["values"]
+            .as_array()
+            .map(|a| a.iter().filter_map(serde_json::Value::as_f64).collect())
+            .unwrap_or_default();
+        assert_eq!(vals.len(), 2, "{v}");
+        vals.iter().sum::<f64>() / 2.0
+    };
+    // 16 KiB receive window over a 4 ms RTT: ~16 KiB/4 ms ≈ 30 Mbit/s at most; default reaches the 200M link.
+    assert!(
+        mean(0) < 60e6 && mean(1) > 120e6,
+        "small {} default {}",
+        mean(0),
+        mean(1)
+    );
+    let page = std::fs::read_to_string(&html).unwrap_or_default();
+    assert!(
+        page.contains("<title>Experiment short-"),
+        "the --html report was not written"
+    );
+    // Every run went to the results store as a repetition of its variant.
+    let h = linerate(dir.path())
+        .args(["history", "--json", "--db"])
+        .arg(&db)
+        .output();
+    let Ok(h) = h else {
+        panic!("cannot run linerate history")
+    };
+    let hv: serde_json::Value = serde_json::from_slice(&h.stdout).unwrap_or_default();
+    let stored: Vec<(String, u64)> = hv["runs"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|r| {
+                    let e = &r["experiment"];
+                    (
+                        e["variant"].as_str().unwrap_or("").to_owned(),
+                        e["repetition"].as_u64().unwrap_or(0),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut stored = stored;
+    stored.sort();
+    assert_eq!(
+        stored,
+        [
+            ("default".to_owned(), 1),
+            ("default".to_owned(), 2),
+            ("small-window".to_owned(), 1),
+            ("small-window".to_owned(), 2)
+        ],
+        "{hv}"
+    );
+    assert!(namespaces(&lab).is_empty());
+}
+
+#[test]
+fn killing_the_runner_then_lab_down_leaves_nothing() {
+    if !is_root() {
+        eprintln!("skipping: not root");
+        return;
+    }
+    let Ok(dir) = tempfile::tempdir() else { return };
+    for (letter, signal) in [('k', "-KILL"), ('i', "-INT")] {
+        let lab = format!("t{}{letter}", std::process::id() % 100_000);
+        let _cleanup = Cleanup(dir.path(), lab.clone());
+        let file = experiment(dir.path(), &lab, "30s", 1);
+        let child = linerate(dir.path())
+            .args(["lab", "run", "--no-store"])
+            .arg(&file)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn();
+        let Ok(child) = child else {
+            panic!("cannot run linerate")
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while namespaces(&lab).is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(Duration::from_millis(500));
+        assert!(!namespaces(&lab).is_empty(), "the run never started");
+        let sent = Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status();
+        assert!(sent.is_ok_and(|s| s.success()));
+        let Ok(out) = child.wait_with_output() else {
+            panic!("wait")
+        };
+        if signal == "-INT" {
+            assert_eq!(out.status.code(), Some(2), "{out:?}");
+            assert!(
+                String::from_utf8_lossy(&out.stderr).contains("interrupted"),
+                "{out:?}"
+            );
+            assert!(
+                namespaces(&lab).is_empty(),
+                "Ctrl-C must tear the lab down by itself"
+            );
+        } else {
+            let down = linerate(dir.path()).args(["lab", "down", &lab]).output();
+            assert!(down.is_ok_and(|d| d.status.success()));
+        }
+        assert!(
+            namespaces(&lab).is_empty(),
+            "{signal}: namespaces left behind"
+        );
+    }
+}
