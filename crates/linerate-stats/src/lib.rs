@@ -17,6 +17,8 @@
 //!   and exact counts, with nearest-rank percentiles; [`ks`] is the two-sample
 //!   Kolmogorov–Smirnov test over them (`linerate logdist --compare`).
 
+#![deny(missing_docs)]
+
 pub mod cfmt;
 pub mod compare;
 pub mod distribution;

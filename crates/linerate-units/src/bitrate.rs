@@ -156,14 +156,24 @@ impl FromStr for BitRate {
             }
         };
         if prefix.binary {
+            let si = prefix.text.trim_end_matches('i').to_uppercase();
+            let mut hint =
+                format!("bit rates use SI prefixes (k = 1000): write {digits}{si}{base}");
+            // What the binary prefix meant, exactly, so that following the suggestion does not
+            // change the value unnoticed (10Gibit/s is 7 % more than 10Gbit/s).
+            let exact = number
+                .scaled(prefix.factor * bits_per_unit, 1)
+                .filter(|&(_, exact)| exact)
+                .and_then(|(bits, _)| u64::try_from(bits).ok());
+            if let Some(bits) = exact {
+                let exact = BitRate(bits).to_string().replace(' ', "");
+                hint = format!("{hint}, or {exact} for exactly {input}");
+            }
             return Err(ParseError::UnknownUnit {
                 input: input.to_owned(),
                 unit: unit.to_owned(),
                 what: WHAT,
-                hint: format!(
-                    "bit rates use SI prefixes (k = 1000): write {digits}{}{base}",
-                    prefix.text.trim_end_matches('i').to_uppercase()
-                ),
+                hint,
             });
         }
         let value = number
@@ -212,6 +222,17 @@ mod tests {
         assert!(e.contains("ambiguous"), "{e}");
         let e = "10Gibit/s".parse::<BitRate>().unwrap_err().to_string();
         assert!(e.contains("SI prefixes"), "{e}");
+        // The suggestions say what the binary prefix meant, exactly.
+        assert!(
+            e.contains("write 10Gbit/s, or 10.73741824Gbit/s for exactly 10Gibit/s"),
+            "{e}"
+        );
+        let e = "10GiB/s".parse::<BitRate>().unwrap_err().to_string();
+        assert!(
+            e.contains("write 10GB/s, or 85.89934592Gbit/s for exactly 10GiB/s"),
+            "{e}"
+        );
+        assert_eq!(p("85.89934592Gbit/s"), 80 << 30);
         let e = "10Mpps".parse::<BitRate>().unwrap_err().to_string();
         assert!(e.contains("packet rate"), "{e}");
         assert!("fast".parse::<BitRate>().is_err());

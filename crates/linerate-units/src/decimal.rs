@@ -116,10 +116,20 @@ impl Decimal {
         Some((rounded, r == 0))
     }
 
-    /// The value as a float (for quantities stored as `f64`).
+    /// The value as a float (for quantities stored as `f64`), correctly rounded: `0.3` is the
+    /// double nearest 0.3, not `3 × 0.1` (0.30000000000000004).
     pub fn to_f64(self) -> f64 {
-        let v = self.mantissa as f64 * 10f64.powi(self.exponent);
-        if self.negative { -v } else { v }
+        self.times_power_of_ten(0)
+    }
+
+    /// The value times `10^shift` as a float, rounded once (a prefix such as M is a shift of 6).
+    pub fn times_power_of_ten(self, shift: i32) -> f64 {
+        let sign = if self.negative { "-" } else { "" };
+        let exponent = i64::from(self.exponent) + i64::from(shift);
+        // Rust's float parser rounds correctly; the text is always a valid float literal.
+        format!("{sign}{}e{exponent}", self.mantissa)
+            .parse()
+            .unwrap_or(f64::NAN)
     }
 }
 
@@ -340,6 +350,20 @@ mod tests {
         assert_eq!(d.scaled(1024, 1), Some((307, false)));
         let (d, _) = Decimal::split("99999999999999999999999999999").unwrap();
         assert_eq!(d.scaled(1_000_000_000_000, 1), None);
+    }
+
+    #[test]
+    fn floats_are_correctly_rounded() {
+        let f = |text: &str| Decimal::split(text).map(|(d, _)| d.to_f64());
+        assert_eq!(f("0.3"), Some(0.3));
+        assert_eq!(f("14.88"), Some(14.88));
+        assert_eq!(f("1e-20"), Some(1e-20));
+        assert_eq!(
+            f("123456789012345678901234567890"),
+            Some(1.2345678901234568e29)
+        );
+        let m = Decimal::split("14.88").map(|(d, _)| d.times_power_of_ten(6));
+        assert_eq!(m, Some(14_880_000.0));
     }
 
     #[test]

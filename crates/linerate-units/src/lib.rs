@@ -32,6 +32,8 @@
 //!    and what it prints parses back to the same value. A precision (`{:.2}`) rounds for humans.
 //!    Sizes print with IEC prefixes when they are whole multiples of 1024 and SI otherwise.
 
+#![deny(missing_docs)]
+
 mod bitrate;
 mod bytesize;
 mod decimal;

@@ -73,7 +73,9 @@ impl FromStr for PacketRate {
                 hint: "packet rates use SI prefixes (k = 1000)".into(),
             });
         }
-        let value = number.to_f64() * prefix.factor as f64;
+        // SI prefixes are powers of ten: shift the decimal point, then round once.
+        let shift = prefix.factor.checked_ilog10().unwrap_or(0) as i32;
+        let value = number.times_power_of_ten(shift);
         if !value.is_finite() {
             return Err(ParseError::OutOfRange {
                 input: input.to_owned(),

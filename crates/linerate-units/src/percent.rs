@@ -101,5 +101,21 @@ mod tests {
         );
         assert!("120%".parse::<Percent>().is_err());
         assert_eq!(Percent::new(0.1).to_string(), "0.1%");
+        // Regression: 0.3% was read as 0.30000000000000004 (3 × 0.1).
+        assert_eq!("0.3%".parse::<Percent>().unwrap().percent(), 0.3);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn print_parse_round_trip(p in 0.0f64..=100.0) {
+            let percent = Percent::new(p);
+            let back = percent.to_string().parse::<Percent>();
+            proptest::prop_assert_eq!(back.ok(), Some(percent));
+        }
+
+        #[test]
+        fn parser_never_panics(s in ".{0,24}") {
+            let _ = s.parse::<Percent>();
+        }
     }
 }

@@ -35,8 +35,8 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
-/// Writes `value` as pretty JSON followed by a newline on stdout.
-#[allow(dead_code)] // used as commands land
+/// Writes `value` as pretty JSON followed by a newline on stdout. A closed stdout surfaces as
+/// an error that [`report_error`] treats as success.
 pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
     let mut out = io::stdout().lock();
     serde_json::to_writer_pretty(&mut out, value)?;
@@ -46,7 +46,6 @@ pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
 }
 
 /// Writes `text` on stdout.
-#[allow(dead_code)] // used as commands land
 pub fn print_text(text: &str) -> anyhow::Result<()> {
     let mut out = io::stdout().lock();
     out.write_all(text.as_bytes())?;

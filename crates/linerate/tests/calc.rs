@@ -1,29 +1,10 @@
 //! `linerate calc` through the real binary: the acceptance figures of the Foundation issue,
 //! `--json` schemas, bad input (exit 2, flag named) and snapshots of help and the main table.
 
-use std::process::{Command, Output};
+mod common;
 
+use common::{json, run as linerate, stdout};
 use serde_json::Value;
-
-fn linerate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_linerate"))
-        .args(args)
-        .env_remove("COLUMNS")
-        .output()
-        .expect("run linerate")
-}
-
-fn stdout(args: &[&str]) -> String {
-    let out = linerate(args);
-    assert!(out.status.success(), "linerate {args:?} failed: {out:?}");
-    String::from_utf8(out.stdout).expect("utf-8")
-}
-
-fn json(args: &[&str]) -> Value {
-    let mut all = args.to_vec();
-    all.push("--json");
-    serde_json::from_str(&stdout(&all)).expect("valid JSON")
-}
 
 /// Runs a command that must fail as a usage error; returns stderr.
 fn usage_error(args: &[&str]) -> String {
@@ -295,4 +276,17 @@ fn readme_calc_commands_run() {
         ran += 1;
     }
     assert!(ran >= 5, "found {ran} calc commands in README.md");
+}
+
+/// `linerate calc rate --json | head -1` is not an error.
+#[test]
+fn closed_stdout_is_not_an_error() {
+    for args in [
+        &["calc", "rate", "--link", "10G", "--json"][..],
+        &["calc", "rate", "--link", "10G"][..],
+    ] {
+        let (code, err) = common::with_closed_stdout(args);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        assert!(err.is_empty(), "{args:?}: {err}");
+    }
 }

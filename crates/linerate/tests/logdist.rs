@@ -3,14 +3,15 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use serde_json::Value;
 
-fn linerate() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_linerate"))
-}
+mod common;
 
+use common::{Rng, linerate};
+
+/// Runs `linerate logdist ARGS`.
 fn run(args: &[&str]) -> Output {
     linerate()
         .arg("logdist")
@@ -33,21 +34,6 @@ fn json(args: &[&str]) -> Value {
     let o = run(&all);
     assert!(o.status.success(), "{args:?}: {}", stderr(&o));
     serde_json::from_slice(&o.stdout).expect("valid JSON")
-}
-
-/// SplitMix64: deterministic data without a dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
 }
 
 /// An nginx combined line with `$request_time $upstream_response_time` appended.
@@ -567,6 +553,8 @@ fn bad_arguments_exit_2_with_the_flag_named() {
         (vec!["--format", "nginx", "--field", "bytes"], "--field"),
         (vec!["--path-regex", "("], "--path-regex"),
         (vec!["--png", "x.gif"], ".png"),
+        (vec!["--last", "0"], "--last"),
+        (vec!["--threads", "0"], "--threads"),
     ] {
         let mut all = vec![p(&log)];
         all.extend(args.iter().copied());
@@ -774,4 +762,97 @@ fn help_snapshot() {
         .expect("runs");
     assert!(o.status.success());
     insta::assert_snapshot!(stdout(&o));
+}
+
+/// `linerate logdist … --json | head -1` is not an error, nor is the human report's.
+#[test]
+fn closed_stdout_is_not_an_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = write(dir.path(), "a.log", &one_to_thousand_ms());
+    for extra in [&["--json"][..], &[][..]] {
+        let mut args = vec!["logdist", p(&log)];
+        args.extend(extra);
+        let (code, err) = common::with_closed_stdout(&args);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        assert!(err.is_empty(), "{args:?}: {err}");
+    }
+}
+
+/// A chart that cannot be put in place (a directory is in the way, or the folder is missing)
+/// is an error naming the file asked for, and leaves no temporary file behind.
+#[test]
+fn chart_write_failure_names_the_file_and_leaves_no_temporary() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = write(dir.path(), "a.log", &one_to_thousand_ms());
+    let in_the_way = dir.path().join("charts.svg");
+    std::fs::create_dir(&in_the_way).expect("mkdir");
+    let missing = dir.path().join("no/such/dir/chart.svg");
+    for target in [&in_the_way, &missing] {
+        let o = run(&[p(&log), "--svg", p(target)]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("cannot write {}:", p(target))),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("list")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp."))
+        .map(|e| e.file_name())
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// A read that lasts shows its progress on a terminal's stderr, erased before the report; the
+/// same read into a pipe prints nothing extra. (A FIFO fed in two halves a second apart makes
+/// the read last; `script` provides the terminal.)
+#[test]
+fn progress_shows_on_a_terminal_only() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        println!("skipped: `script` (util-linux) is not installed to provide a terminal");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = write(dir.path(), "a.log", &one_to_thousand_ms());
+    let fifo = dir.path().join("slow.log");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let feed = format!(
+        "(head -n 500 '{log}'; sleep 1; tail -n +501 '{log}') > '{fifo}' &",
+        log = p(&log),
+        fifo = p(&fifo)
+    );
+    let binary = env!("CARGO_BIN_EXE_linerate");
+    let on_terminal = std::process::Command::new("script")
+        .args([
+            "-qec",
+            &format!("{feed} '{binary}' logdist '{}'", p(&fifo)),
+            "/dev/null",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run script");
+    let text = String::from_utf8_lossy(&on_terminal.stdout);
+    assert!(text.contains("slow.log: "), "{text}");
+    assert!(text.contains(" kB read"), "{text}");
+    // Erased before the report starts.
+    let report = text.find("lines: 1000 timed").expect("report");
+    let erase = text.rfind("\r\x1b[K").expect("erase");
+    assert!(erase < report, "{text}");
+
+    let piped = std::process::Command::new("sh")
+        .args(["-c", &format!("{feed} '{binary}' logdist '{}'", p(&fifo))])
+        .output()
+        .expect("run sh");
+    assert!(piped.status.success(), "{piped:?}");
+    assert!(piped.stderr.is_empty(), "{}", stderr(&piped));
 }

@@ -10,12 +10,16 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+mod common;
+
+use common::Rng;
+
 fn data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/stat")
 }
 
 fn linerate_stat(args: &[&str], dir: &Path, stdin: Option<&Path>) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_linerate"));
+    let mut command = common::linerate();
     command.arg("stat").args(args).current_dir(dir);
     command.stdin(match stdin {
         Some(path) => Stdio::from(fs::File::open(path).expect("open stdin file")),
@@ -99,13 +103,7 @@ fn golden_cases_match_byte_for_byte() {
 
 #[test]
 fn help_lists_ministat_flags() {
-    let out = Command::new(env!("CARGO_BIN_EXE_linerate"))
-        .args(["stat", "--help"])
-        .env_remove("COLUMNS")
-        .output()
-        .expect("run linerate");
-    assert!(out.status.success());
-    insta::assert_snapshot!(String::from_utf8_lossy(&out.stdout));
+    insta::assert_snapshot!(common::stdout(&["stat", "--help"]));
 }
 
 #[test]
@@ -123,8 +121,7 @@ fn no_file_reads_stdin_named_stdin() {
 #[test]
 fn columns_env_is_ignored_when_not_a_terminal() {
     let dir = data_dir();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_linerate"));
-    let out = command
+    let out = common::linerate()
         .args(["stat", "inputs/a.txt"])
         .current_dir(&dir)
         .env("COLUMNS", "20")
@@ -183,28 +180,6 @@ fn binary_garbage_is_an_error_not_a_panic() {
         "{stderr}"
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
-}
-
-/// A small deterministic generator (xorshift64*), so failures reproduce from the seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1_u64 << 53) as f64
-    }
-    fn normal(&mut self) -> f64 {
-        // Sum of 12 uniforms: good enough for test data.
-        (0..12).map(|_| self.unit()).sum::<f64>() - 6.0
-    }
 }
 
 /// One random data set as text lines, with an odd count (Debian's median differs for even n).

@@ -22,8 +22,11 @@ pub struct Args {
 /// The output flag every calc subcommand takes.
 #[derive(Debug, clap::Args)]
 struct OutputArgs {
-    /// Print the result as JSON (schema "linerate.calc.<subcommand>/1")
-    #[arg(long)]
+    /// Print the result as JSON (schema `linerate.calc.<subcommand>/1`).
+    #[arg(
+        long,
+        help = "Print the result as JSON (schema \"linerate.calc.<subcommand>/1\")"
+    )]
     json: bool,
 }
 
@@ -57,12 +60,8 @@ struct Versioned<'a, T: serde::Serialize> {
     result: &'a T,
 }
 
-/// Serialises first and writes after, so a closed pipe (`| head`) surfaces as the io::Error
-/// that `output::report_error` treats as success (serde_json would wrap it).
 fn print_json<T: serde::Serialize>(schema: &'static str, result: &T) -> anyhow::Result<()> {
-    let mut text = serde_json::to_string_pretty(&Versioned { schema, result })?;
-    text.push('\n');
-    crate::output::print_text(&text)
+    crate::output::print_json(&Versioned { schema, result })
 }
 
 /// A bit rate above zero (a link of 0 bit/s carries nothing to compute).

@@ -12,6 +12,7 @@ mod json;
 mod parallel;
 mod parse;
 mod plot;
+mod progress;
 mod render;
 mod report;
 
@@ -88,7 +89,7 @@ pub struct Options {
 
     /// Only the last N lines (of all inputs together), as calomel's script reads its log
     /// (keeps N small records, 32 bytes each, and reads on one thread)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub last: Option<u64>,
 
     /// Histogram bin width
@@ -107,7 +108,8 @@ pub struct Options {
     #[arg(long)]
     pub exact: bool,
 
-    /// Parsing threads (default: the CPUs available; --last reads on one)
+    /// Parsing threads, at most 64 (default: the CPUs available, at most 8; --last reads on
+    /// one)
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
 
@@ -242,7 +244,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 &[("BEFORE", &comparison.before), ("AFTER", &comparison.after)],
             )?;
             if args.json {
-                print_json(&comparison)?;
+                output::print_json(&comparison)?;
             } else {
                 output::print_text(&render::comparison(&comparison))?;
             }
@@ -256,7 +258,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let summary = Summary::new(&set);
             plot::write_requested(args.svg.as_deref(), args.png.as_deref(), &[("", &summary)])?;
             if args.json {
-                print_json(&Report {
+                output::print_json(&Report {
                     schema: "linerate.logdist/1",
                     summary,
                 })?;
@@ -266,14 +268,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Serialises first, so a closed stdout shows up as the plain I/O error that the exit-code
-/// mapping treats as success (`| head`).
-fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
-    let mut text = serde_json::to_string_pretty(value)?;
-    text.push('\n');
-    output::print_text(&text)
 }
 
 /// Reads one data set; fails only when no line gives a time.

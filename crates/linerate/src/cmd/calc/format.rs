@@ -127,17 +127,46 @@ pub fn bytes_per_sec(r: BitRate) -> String {
     format!("{} {unit}", trim_float(value, 2))
 }
 
-/// A byte size for humans: exact when that is short ("5 MB", "64 KiB"), else rounded
-/// ("8.00 MiB").
+/// A byte size for humans: exact when that is short ("5 MB", "64 KiB", "10 GB"), else rounded
+/// ("8.00 MiB"). A size that is short in SI is printed in SI even when it is also a multiple
+/// of 1024 (the units crate's exact form of 10 GB is 9765625 KiB).
 pub fn size(b: ByteSize) -> String {
+    let is_short = |text: &str| {
+        let number = text.split_once(' ').map_or(text, |(n, _)| n);
+        let (whole, decimals) = number.split_once('.').unwrap_or((number, ""));
+        decimals.len() <= 2 && whole.len() <= 4
+    };
     let exact = b.to_string();
-    let number = exact.split_once(' ').map_or(exact.as_str(), |(n, _)| n);
-    let (whole, decimals) = number.split_once('.').unwrap_or((number, ""));
-    if decimals.len() <= 2 && whole.len() <= 4 {
-        exact
-    } else {
-        format!("{b:.2}")
+    if is_short(&exact) {
+        return exact;
     }
+    if let Some(si) = si_exact(b.bytes()) {
+        if is_short(&si) {
+            return si;
+        }
+    }
+    format!("{b:.2}")
+}
+
+/// The exact size with the largest SI prefix that keeps it at least 1 (`10 GB`), if that
+/// prefix divides it into a short decimal.
+fn si_exact(bytes: u64) -> Option<String> {
+    let (factor, unit) = [(1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")]
+        .into_iter()
+        .find(|&(f, _)| bytes as f64 >= f)?;
+    let factor = factor as u64;
+    let (whole, rest) = (bytes / factor, bytes % factor);
+    // Two decimals at most, and exact.
+    let hundredths = factor / 100;
+    if rest % hundredths != 0 {
+        return None;
+    }
+    let decimals = rest / hundredths;
+    Some(match decimals {
+        0 => format!("{whole} {unit}"),
+        d if d % 10 == 0 => format!("{whole}.{} {unit}", d / 10),
+        d => format!("{whole}.{d:02} {unit}"),
+    })
 }
 
 /// Seconds for humans: "67.2 ns", "1.23 µs", "12.3 ms".
@@ -174,7 +203,12 @@ mod tests {
         assert_eq!(size(ByteSize::from_bytes(5_000_000)), "5 MB");
         assert_eq!(size(ByteSize::from_bytes(8_388_480)), "8.00 MiB");
         assert_eq!(size(ByteSize::from_kib(64)), "64 KiB");
-        assert_eq!(size(ByteSize::from_bytes(10_000_000_000)), "9.31 GiB");
+        assert_eq!(size(ByteSize::from_bytes(10_000_000_000)), "10 GB");
+        assert_eq!(size(ByteSize::from_bytes(125_000_000_000_000)), "125 TB");
+        assert_eq!(size(ByteSize::from_bytes(1_250_000_000)), "1.25 GB");
+        assert_eq!(size(ByteSize::from_bytes(16_000_000)), "16 MB");
+        assert_eq!(size(ByteSize::from_bytes(10_240_000_000)), "10.24 GB");
+        assert_eq!(size(ByteSize::from_bytes(10_000_000_001)), "9.31 GiB");
         assert_eq!(seconds(67.2e-9), "67.2 ns");
         assert_eq!(seconds(12.304e-6), "12.3 µs");
         assert_eq!(seconds(0.04), "40 ms");

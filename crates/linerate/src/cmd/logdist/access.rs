@@ -84,6 +84,22 @@ struct Head<'a> {
     rest: usize,
 }
 
+impl<'a> Head<'a> {
+    /// The split line, with `times` trimmed of trailing blanks.
+    fn with_times(&self, mut times: &'a [u8]) -> AccessLine<'a> {
+        while let Some((b' ' | b'\t', rest)) = times.split_last() {
+            times = rest;
+        }
+        AccessLine {
+            timestamp: self.timestamp,
+            method: self.method,
+            path: self.path,
+            status: self.status,
+            times,
+        }
+    }
+}
+
 fn head(line: &[u8]) -> Result<Head<'_>, Reason> {
     if line.first() == Some(&b'{') {
         return Err(Reason::OtherFormat);
@@ -132,16 +148,7 @@ pub fn split(line: &[u8]) -> Result<AccessLine<'_>, Reason> {
     while let Some((b' ' | b'\t', rest)) = times.split_first() {
         times = rest;
     }
-    while let Some((b' ' | b'\t', rest)) = times.split_last() {
-        times = rest;
-    }
-    Ok(AccessLine {
-        timestamp: h.timestamp,
-        method: h.method,
-        path: h.path,
-        status: h.status,
-        times,
-    })
+    Ok(h.with_times(times))
 }
 
 /// Splits a line checking every field.
@@ -157,17 +164,7 @@ pub fn split_strict(line: &[u8]) -> Result<AccessLine<'_>, Reason> {
         let end = closing_quote(line, at + 1).ok_or(Reason::Truncated)?;
         at = skip_spaces(line, end + 1);
     }
-    let mut times = &line[at..];
-    while let Some((b' ' | b'\t', rest)) = times.split_last() {
-        times = rest;
-    }
-    Ok(AccessLine {
-        timestamp: h.timestamp,
-        method: h.method,
-        path: h.path,
-        status: h.status,
-        times,
-    })
+    Ok(h.with_times(&line[at..]))
 }
 
 fn parse_status(token: &[u8]) -> Option<u16> {
@@ -199,7 +196,9 @@ pub fn time_ns(times: &[u8], column: Column, unit_ns: u64) -> Result<u64, Reason
                 if part.is_empty() || part == b"-" {
                     continue;
                 }
-                total = total.saturating_add(parse_decimal(part, unit_ns)?);
+                total = total
+                    .checked_add(parse_decimal(part, unit_ns)?)
+                    .ok_or(Reason::TimeOutOfRange)?;
                 any = true;
             }
             if any {
@@ -248,6 +247,10 @@ mod tests {
             Err(Reason::NonNumericTime)
         );
         assert_eq!(time_ns(b"0.5", Column::Upstream, s), Err(Reason::NoTime));
+        assert_eq!(
+            time_ns(b"0.5 18446744073, 1", Column::Upstream, s),
+            Err(Reason::TimeOutOfRange)
+        );
         assert_eq!(
             time_ns(b"-", Column::Request, s),
             Err(Reason::NonNumericTime)

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use flate2::read::MultiGzDecoder;
 
+use super::progress::Progress;
+
 /// Read size: large enough that syscalls and memchr setup vanish in the per-line cost.
 const CHUNK: usize = 1 << 20;
 /// The longest line kept whole; longer ones are counted as too long.
@@ -101,9 +103,16 @@ impl LineReader {
     pub fn open(source: &Source) -> anyhow::Result<Self> {
         let mut raw: Box<dyn Read> = match source {
             Source::Stdin => Box::new(io::stdin()),
-            Source::File(path) => Box::new(
-                File::open(path).with_context(|| format!("cannot open {}", path.display()))?,
-            ),
+            Source::File(path) => {
+                let file =
+                    File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+                let size = file
+                    .metadata()
+                    .ok()
+                    .filter(|m| m.is_file())
+                    .map(|m| m.len());
+                Box::new(Progress::on_terminal(file, source.name(), size))
+            }
         };
         let mut head = [0u8; 2];
         let mut got = 0;
@@ -267,10 +276,7 @@ impl LineReader {
                     continue;
                 }
                 number += 1;
-                let (bytes, crlf) = match raw.last() {
-                    Some(b'\r') => (&raw[..raw.len() - 1], true),
-                    _ => (raw, false),
-                };
+                let (bytes, crlf) = strip_cr(raw);
                 each(Line {
                     number,
                     bytes,
@@ -302,10 +308,7 @@ impl LineReader {
         if self.end > self.start && !self.skipping_long {
             number += 1;
             let raw = &self.buf[self.start..self.end];
-            let (bytes, crlf) = match raw.last() {
-                Some(b'\r') => (&raw[..raw.len() - 1], true),
-                _ => (raw, false),
-            };
+            let (bytes, crlf) = strip_cr(raw);
             each(Line {
                 number,
                 bytes,
@@ -318,6 +321,14 @@ impl LineReader {
         // the partial line a broken stream left is reported with the next number
         let cut = self.cut.then_some(number + 1);
         Ok((end, cut))
+    }
+}
+
+/// A line without its `\r` (CRLF files), and whether it had one.
+fn strip_cr(raw: &[u8]) -> (&[u8], bool) {
+    match raw.split_last() {
+        Some((b'\r', bytes)) => (bytes, true),
+        _ => (raw, false),
     }
 }
 

@@ -257,14 +257,19 @@ impl JsonFields {
 
     fn time(&self, value: Option<Scalar<'_>>) -> Result<u64, Reason> {
         let float = |f: f64| {
-            Some(f)
-                .filter(|f| f.is_finite() && *f >= 0.0)
-                .map(|f| (f * self.unit_ns as f64).round() as u64)
-                .ok_or(Reason::NonNumericTime)
+            if !f.is_finite() || f < 0.0 {
+                return Err(Reason::NonNumericTime);
+            }
+            let ns = (f * self.unit_ns as f64).round();
+            // `as u64` would saturate: 1e20 s must not become 584 years.
+            if ns >= u64::MAX as f64 {
+                return Err(Reason::TimeOutOfRange);
+            }
+            Ok(ns as u64)
         };
         match value.ok_or(Reason::MissingField)? {
             Scalar::Text(s) => parse_decimal(s.trim().as_bytes(), self.unit_ns),
-            Scalar::Unsigned(n) => n.checked_mul(self.unit_ns).ok_or(Reason::NonNumericTime),
+            Scalar::Unsigned(n) => n.checked_mul(self.unit_ns).ok_or(Reason::TimeOutOfRange),
             Scalar::Signed(_) | Scalar::Other => Err(Reason::NonNumericTime),
             Scalar::Float(f) => float(f),
         }
@@ -360,6 +365,14 @@ mod tests {
             f.classify(br#"{"request_time":"-"}"#, &none),
             Err(Reason::NonNumericTime)
         );
+        // Too large to count: refused, not clamped to 584 years.
+        for big in [
+            &br#"{"request_time":99999999999999999999}"#[..],
+            br#"{"request_time":1e20}"#,
+            br#"{"request_time":18446744074}"#,
+        ] {
+            assert_eq!(f.classify(big, &none), Err(Reason::TimeOutOfRange));
+        }
         assert_eq!(
             f.classify(br#"{"status":200}"#, &none),
             Err(Reason::MissingField)

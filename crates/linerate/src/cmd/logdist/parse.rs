@@ -26,6 +26,8 @@ pub enum Reason {
     NoTime,
     /// The time field is not a number (`-` for an upstream that never answered).
     NonNumericTime,
+    /// A time too large to count (above 2⁶⁴ ns, about 584 years) or with over 30 digits.
+    TimeOutOfRange,
     /// A JSON line that does not parse.
     BadJson,
     /// A JSON line without the `--field` path.
@@ -49,6 +51,7 @@ impl Reason {
             Self::Truncated => "truncated (fields missing)",
             Self::NoTime => "no response-time field",
             Self::NonNumericTime => "non-numeric time (e.g. \"-\" upstream)",
+            Self::TimeOutOfRange => "time out of range (over 584 years)",
             Self::BadJson => "invalid JSON",
             Self::MissingField => "JSON without the --field",
             Self::NoMatch => "does not match --regex",
@@ -89,7 +92,7 @@ fn parse_decimal_general(token: &[u8], unit_ns: u64) -> Result<u64, Reason> {
             b'0'..=b'9' => {
                 digits += 1;
                 if digits > 30 {
-                    return Err(Reason::NonNumericTime);
+                    return Err(Reason::TimeOutOfRange);
                 }
                 mantissa = mantissa * 10 + u128::from(b - b'0');
                 if seen_dot {
@@ -110,7 +113,7 @@ fn parse_decimal_general(token: &[u8], unit_ns: u64) -> Result<u64, Reason> {
         }
     }
     let ns = (mantissa * u128::from(unit_ns) + scale / 2) / scale;
-    u64::try_from(ns).map_err(|_| Reason::NonNumericTime)
+    u64::try_from(ns).map_err(|_| Reason::TimeOutOfRange)
 }
 
 const POW10: [u64; 10] = [
@@ -296,22 +299,26 @@ mod tests {
         assert_eq!(parse_decimal(b"5123", 1_000), Ok(5_123_000));
         assert_eq!(parse_decimal(b"0.0000000004", s), Ok(0));
         assert_eq!(parse_decimal(b"0.0000000005", s), Ok(1));
-        for bad in [
-            &b"-"[..],
-            b"",
-            b".",
-            b"1.2.3",
-            b"-1",
-            b"1e3",
-            b"0x10",
-            b"99999999999999999999",
-        ] {
+        for bad in [&b"-"[..], b"", b".", b"1.2.3", b"-1", b"1e3", b"0x10"] {
             assert_eq!(
                 parse_decimal(bad, s),
                 Err(Reason::NonNumericTime),
                 "{bad:?}"
             );
         }
+        // Numbers, but more nanoseconds than a u64 holds: out of range, not clamped.
+        for big in [
+            &b"99999999999999999999"[..],
+            b"18446744074",
+            b"1234567890123456789012345678901",
+        ] {
+            assert_eq!(
+                parse_decimal(big, s),
+                Err(Reason::TimeOutOfRange),
+                "{big:?}"
+            );
+        }
+        assert_eq!(parse_decimal(b"18446744073.709551615", s), Ok(u64::MAX));
     }
 
     #[test]

@@ -153,10 +153,15 @@ fn svg(sets: &[(&str, &Summary)]) -> anyhow::Result<String> {
     Ok(text)
 }
 
+/// Writes a temporary file beside `path` and renames it into place; on failure the temporary
+/// file is removed and the error names `path`, the file the user asked for.
 fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let temp = temp_beside(path);
-    std::fs::write(&temp, bytes).with_context(|| format!("cannot write {}", temp.display()))?;
-    std::fs::rename(&temp, path).with_context(|| format!("cannot write {}", path.display()))
+    let result = std::fs::write(&temp, bytes).and_then(|()| std::fs::rename(&temp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result.with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Writes an SVG chart atomically.

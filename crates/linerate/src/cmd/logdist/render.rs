@@ -170,12 +170,7 @@ pub fn summary(s: &Summary) -> String {
     let shown = shown_bins(bins);
     let tallest = bins.iter().map(|b| b.count).max().unwrap_or(0);
     let labels: Vec<String> = bins.iter().map(bin_label).collect();
-    let label_width = labels
-        .iter()
-        .map(|l| l.chars().count())
-        .max()
-        .unwrap_or(4)
-        .max(4);
+    let label_width = label_width(&labels);
     let count_width = tallest.to_string().len().max(5);
     let _ = writeln!(
         out,
@@ -312,12 +307,7 @@ pub fn comparison(c: &Comparison) -> String {
         "#".repeat(if share > 0.0 { len.max(1) } else { 0 })
     };
     let labels: Vec<String> = bb.iter().take(shown).map(bin_label).collect();
-    let label_width = labels
-        .iter()
-        .map(|l| l.chars().count())
-        .max()
-        .unwrap_or(4)
-        .max(4);
+    let label_width = label_width(&labels);
     let _ = writeln!(
         out,
         "\n  {:<label_width$}  {:>8} {:<half$}  {:>8} {:<half$}",
@@ -405,6 +395,16 @@ pub fn format_p(p: f64) -> String {
     } else {
         format!("{p:.2e}")
     }
+}
+
+/// The width of the time column: the longest bin label, at least as wide as "time".
+fn label_width(labels: &[String]) -> usize {
+    labels
+        .iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4)
 }
 
 #[cfg(test)]
