@@ -62,7 +62,9 @@ impl Load for Engine {
             WorkloadMode::Pps => {
                 let frame = w.frame.map_or(64, |f| f.bytes());
                 let payload = frame.saturating_sub(UDP_FRAME_OVERHEAD).max(18);
-                args.extend(["--mode".into(), "pps".into()]);
+                // --no-gso: a router forwards (and a firewall judges) each datagram, not a
+                // GSO super-packet, so the packet rate is the one the guides mean.
+                args.extend(["--mode".into(), "pps".into(), "--no-gso".into()]);
                 args.extend(["-l".into(), payload.to_string()]);
             }
             WorkloadMode::Rr => args.extend(["--mode".into(), "rr".into()]),
