@@ -48,20 +48,20 @@ pub enum StoreError {
         supported: u32,
     },
     /// Any other SQLite failure.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Sqlite {
         /// The database file.
         path: PathBuf,
         /// SQLite's error.
-        source: rusqlite::Error,
+        error: rusqlite::Error,
     },
     /// Creating the directory or reading the file failed.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The file or directory.
         path: PathBuf,
         /// The OS error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// No run has that id.
     #[error("no run {0} in {1} (see `linerate history`)")]
@@ -158,9 +158,9 @@ impl Store {
         if exists {
             check_header(path)?;
         } else if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|source| StoreError::Io {
+            std::fs::create_dir_all(parent).map_err(|error| StoreError::Io {
                 path: parent.to_path_buf(),
-                source,
+                error,
             })?;
         }
         let conn = Connection::open(path).map_err(|e| classify(path, e))?;
@@ -770,17 +770,17 @@ fn from_sql_u64(n: i64) -> u64 {
 
 /// Refuses a non-empty file that does not start with SQLite's magic, without opening it.
 fn check_header(path: &Path) -> Result<(), StoreError> {
-    let mut file = std::fs::File::open(path).map_err(|source| StoreError::Io {
+    let mut file = std::fs::File::open(path).map_err(|error| StoreError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
     let mut head = Vec::with_capacity(16);
     file.by_ref()
         .take(16)
         .read_to_end(&mut head)
-        .map_err(|source| StoreError::Io {
+        .map_err(|error| StoreError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
     if head.is_empty() || head.as_slice() == SQLITE_HEADER {
         Ok(())
@@ -805,7 +805,7 @@ fn classify(path: &Path, e: rusqlite::Error) -> StoreError {
         },
         _ => StoreError::Sqlite {
             path: path.to_path_buf(),
-            source: e,
+            error: e,
         },
     }
 }

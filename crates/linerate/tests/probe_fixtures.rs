@@ -343,6 +343,20 @@ fn bad_input_fails_with_the_name_of_what_was_wrong() {
     let out = linerate(&["nic", "--role", "switch", "--findings"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown role `switch`"));
+
+    // Watch bounds that would watch nothing, or that mean nothing without --watch, are
+    // refused instead of silently ignored.
+    for (args, flag) in [
+        (&["nic", "--watch", "--count", "0"][..], "--count"),
+        (&["nic", "--watch", "--duration", "0s"], "--duration"),
+        (&["nic", "--count", "3"], "--watch"),
+        (&["nic", "--duration", "2s"], "--watch"),
+    ] {
+        let out = linerate(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(flag), "{args:?}: {err}");
+    }
 }
 
 #[test]

@@ -488,3 +488,34 @@ fn import_reads_standard_input() {
     let shown = json(&ok(&db, &["show", "1", "--json"]));
     assert_eq!(shown["linerate"]["source_path"], "(stdin)");
 }
+
+#[test]
+fn reading_commands_never_create_a_database() {
+    let dir = tempfile::tempdir().unwrap();
+    // A mistyped --db: nothing may appear there, not even the directory.
+    let db = dir.path().join("typo/runs.db");
+    let listed = json(&ok(&db, &["history", "--json"]));
+    assert_eq!(listed["runs"].as_array().unwrap().len(), 0);
+    assert!(ok(&db, &["history"]).contains("No runs in"));
+    for args in [
+        &["show", "1"][..],
+        &["compare", "1", "2"],
+        &["report", "1", "-o", p(&dir.path().join("r.html"))],
+    ] {
+        let err = fails(&db, args);
+        assert!(err.contains("no results database at"), "{args:?}: {err}");
+        assert!(err.contains(p(&db)), "{err}");
+    }
+    assert!(!dir.path().join("typo").exists());
+    assert!(!dir.path().join("r.html").exists());
+    // SQLite's own message is given once, not repeated by the error chain.
+    let err = fails(
+        Path::new("/proc/sys/lr-rb-no.db"),
+        &["import", p(&data("tcp.json"))],
+    );
+    assert_eq!(
+        err.matches("unable to open database file").count(),
+        1,
+        "{err}"
+    );
+}

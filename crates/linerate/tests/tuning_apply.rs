@@ -284,6 +284,13 @@ fn explicit_host_only_keys_and_wrong_namespaces_are_errors() {
         "{}",
         text(&missing)
     );
+    // The OS error is named once, not repeated by the error chain.
+    let gone = linerate(&["tune", "--rollback", "/nonexistent/lr-tu-journal.json"]);
+    assert_eq!(gone.status.code(), Some(2));
+    for out in [&missing, &gone] {
+        let t = text(out);
+        assert_eq!(t.matches("No such file or directory").count(), 1, "{t}");
+    }
 }
 
 #[test]

@@ -159,9 +159,11 @@ fn collect(args: &Args) -> anyhow::Result<(String, Context, Vec<Finding>)> {
     let mut findings = audit::audit(&entries, &ctx)?;
     // Hardware findings (linerate-probe) join the same list: a saved host snapshot, or this
     // host when its live settings are audited.
+    let live_host = args.snapshot.is_none() && args.netns.is_none();
     let host = match &args.host_snapshot {
         Some(path) => Some(linerate_probe::HostSnapshot::load(path)?),
-        None if args.snapshot.is_none() && args.netns.is_none() && !args.no_hardware => Some(
+        // --snapshot-out captures this host even when its hardware is not judged.
+        None if live_host && (!args.no_hardware || args.snapshot_out.is_some()) => Some(
             linerate_probe::HostSnapshot::capture(&linerate_probe::ProbeRoots::live()),
         ),
         None => None,

@@ -3,9 +3,10 @@
 pub mod db;
 mod table;
 
+use std::path::Path;
 use std::process::ExitCode;
 
-use linerate_store::RunFilter;
+use linerate_store::{RunFilter, RunListing};
 
 use crate::output;
 
@@ -37,25 +38,33 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let store = args.db.open()?;
+    // Listing never creates the database: a missing one has no runs.
+    let Some(store) = args.db.open_if_exists()? else {
+        let path = args.db.path()?;
+        return render(&args, &path, &[]);
+    };
     let filter = RunFilter {
         last: args.last,
-        mode: args.mode,
-        peer: args.peer,
-        experiment: args.experiment,
+        mode: args.mode.clone(),
+        peer: args.peer.clone(),
+        experiment: args.experiment.clone(),
     };
     let runs = store.list(&filter)?;
+    render(&args, store.path(), &runs)
+}
+
+fn render(args: &Args, db: &Path, runs: &[RunListing]) -> anyhow::Result<ExitCode> {
     if args.json {
-        output::print_json(&table::json(store.path(), &runs))?;
+        output::print_json(&table::json(db, runs))?;
     } else if args.csv {
-        output::print_text(&table::csv(&runs))?;
+        output::print_text(&table::csv(runs))?;
     } else if runs.is_empty() {
         output::print_text(&format!(
             "No runs in {} match. Runs land here from `linerate client` and `linerate import`.\n",
-            store.path().display()
+            db.display()
         ))?;
     } else {
-        output::print_text(&table::text(&runs))?;
+        output::print_text(&table::text(runs))?;
     }
     Ok(ExitCode::SUCCESS)
 }

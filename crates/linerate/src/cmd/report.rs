@@ -54,7 +54,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.output.is_none() && args.svg.is_none() && args.png.is_none() {
         anyhow::bail!("say where to write: -o report.html, --svg DIR or --png DIR");
     }
-    let store = args.db.open()?;
+    let store = args.db.open_existing()?;
     let (groups, title) = if let Some(exp) = &args.experiment {
         (
             analysis::experiment_groups(&store, exp)?,

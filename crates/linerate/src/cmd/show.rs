@@ -24,7 +24,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let store = args.db.open()?;
+    let store = args.db.open_existing()?;
     let run = store.run(args.run)?;
     if args.json {
         output::print_json(&text::document(args.run, &run))?;
