@@ -154,9 +154,9 @@ fn seed002_loader_and_sysctl_lines_are_flagged() {
 }
 
 #[test]
-fn seed003_blocks_for_three_oses_are_flagged() {
-    // Seed 003's servers had 1 GB of RAM.
-    let (_, f, _) = lint_json(&[&data("seed003-linux-sysctl.conf"), "--ram", "1GiB"]);
+fn seed001_blocks_for_three_oses_are_flagged() {
+    // Seed 001's servers had 1 GB of RAM.
+    let (_, f, _) = lint_json(&[&data("seed001-linux-sysctl.conf"), "--ram", "1GiB"]);
     assert_has(
         &f,
         &[
@@ -167,9 +167,9 @@ fn seed003_blocks_for_three_oses_are_flagged() {
         ],
     );
     // On a 24 GB host the same tcp_mem is a third of what the kernel computes.
-    let (_, f, _) = lint_json(&[&data("seed003-linux-sysctl.conf"), "--ram", "24GiB"]);
+    let (_, f, _) = lint_json(&[&data("seed001-linux-sysctl.conf"), "--ram", "24GiB"]);
     assert_has(&f, &[("lowers-default", "net.ipv4.tcp_mem", 10)]);
-    let (_, f, _) = lint_json(&[&data("seed003-freebsd-sysctl.conf")]);
+    let (_, f, _) = lint_json(&[&data("seed001-freebsd-sysctl.conf")]);
     assert_has(
         &f,
         &[
@@ -177,7 +177,7 @@ fn seed003_blocks_for_three_oses_are_flagged() {
             ("redundant", "net.inet.tcp.rfc1323", 8),
         ],
     );
-    let (_, f, json) = lint_json(&[&data("seed003-windows.reg")]);
+    let (_, f, json) = lint_json(&[&data("seed001-windows.reg")]);
     assert_eq!(json["files"][0]["os"], "windows");
     assert_has(
         &f,
@@ -239,9 +239,9 @@ fn no_seed_key_is_unknown() {
         "seed000-suse-sysctl.conf",
         "seed002-loader.conf",
         "seed002-sysctl.conf",
-        "seed003-freebsd-sysctl.conf",
-        "seed003-linux-sysctl.conf",
-        "seed003-windows.reg",
+        "seed001-freebsd-sysctl.conf",
+        "seed001-linux-sysctl.conf",
+        "seed001-windows.reg",
         "seed004-loader.conf",
         "seed004-sysctl.conf",
     ] {
@@ -367,7 +367,7 @@ fn help_texts() {
 
 #[test]
 fn regedit_utf16_exports_and_forced_os() {
-    let text = std::fs::read_to_string(data("seed003-windows.reg")).unwrap_or_default();
+    let text = std::fs::read_to_string(data("seed001-windows.reg")).unwrap_or_default();
     let mut bytes = vec![0xFF, 0xFE];
     for unit in text.encode_utf16() {
         bytes.extend_from_slice(&unit.to_le_bytes());
@@ -380,7 +380,7 @@ fn regedit_utf16_exports_and_forced_os() {
     // Linux keys linted as FreeBSD are named for what they are.
     let out = linerate(&[
         "lint",
-        &data("seed003-linux-sysctl.conf"),
+        &data("seed001-linux-sysctl.conf"),
         "--os",
         "freebsd",
     ]);
