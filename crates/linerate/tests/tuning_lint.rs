@@ -290,6 +290,8 @@ fn bad_input_gives_file_and_line_never_a_panic() {
     assert!(text.contains("did you mean net.ipv4.tcp_rmem?"), "{text}");
     assert!(text.contains("removed by linux 4.12"), "{text}");
     assert!(text.starts_with(&p), "grouped by file: {text}");
+    // A line that did not parse is shown as written, not as an empty `key = value`.
+    assert!(text.contains("  6: error[syntax] `=5`\n"), "{text}");
     // On a 4.11 kernel tcp_tw_recycle still exists.
     let (_, f, _) = lint_json(&[&p, "--kernel", "4.11"]);
     assert!(!has(&f, "removed-key", "net.ipv4.tcp_tw_recycle", 8));

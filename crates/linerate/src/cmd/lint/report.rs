@@ -104,11 +104,12 @@ pub fn render(findings: &[Finding], unlocated_title: &str) -> String {
             },
             None => String::new(),
         };
-        let value = f
-            .value
-            .as_deref()
-            .map(|v| format!(" = {v}"))
-            .unwrap_or_default();
+        // A syntax finding has no key: its value is the whole line, shown as written.
+        let value = match (f.key.is_empty(), f.value.as_deref()) {
+            (true, Some(line)) => format!("`{line}`"),
+            (false, Some(v)) => format!(" = {v}"),
+            (_, None) => String::new(),
+        };
         let _ = writeln!(out, "  {at}{}[{}] {}{value}", f.severity, f.rule, f.key);
         let _ = writeln!(out, "      {}", f.why);
         let _ = writeln!(out, "      fix: {} (source: {})", f.fix, f.source);
