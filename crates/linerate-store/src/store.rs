@@ -639,81 +639,80 @@ impl Store {
         })
     }
 
+    /// Every row `sql` selects for run `id` (bound to `?1`), each turned into a `T` by `row`.
+    fn rows_of<T>(
+        &self,
+        sql: &str,
+        id: RunId,
+        row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.err(e))?;
+        stmt.query_map([id.0], row)
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))
+    }
+
     fn intervals(&self, id: RunId) -> Result<Vec<IntervalSample>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT idx, stream, start_s, end_s, bytes, bits_per_second, sender, omitted,
-                    retransmits, rtt_us, snd_cwnd, packets
-                 FROM intervals WHERE run_id = ?1 ORDER BY rowid",
-            )
-            .map_err(|e| self.err(e))?;
-        stmt.query_map([id.0], |r| {
-            Ok(IntervalSample {
-                index: r.get(0)?,
-                stream: r.get(1)?,
-                start_s: r.get(2)?,
-                end_s: r.get(3)?,
-                bytes: from_sql_u64(r.get(4)?),
-                bits_per_second: r.get(5)?,
-                sender: r.get(6)?,
-                omitted: r.get(7)?,
-                retransmits: r.get::<_, Option<i64>>(8)?.map(from_sql_u64),
-                rtt_us: r.get::<_, Option<i64>>(9)?.map(from_sql_u64),
-                snd_cwnd: r.get::<_, Option<i64>>(10)?.map(from_sql_u64),
-                packets: r.get::<_, Option<i64>>(11)?.map(from_sql_u64),
-            })
-        })
-        .map_err(|e| self.err(e))?
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| self.err(e))
+        self.rows_of(
+            "SELECT idx, stream, start_s, end_s, bytes, bits_per_second, sender, omitted,
+                retransmits, rtt_us, snd_cwnd, packets
+             FROM intervals WHERE run_id = ?1 ORDER BY rowid",
+            id,
+            |r| {
+                Ok(IntervalSample {
+                    index: r.get(0)?,
+                    stream: r.get(1)?,
+                    start_s: r.get(2)?,
+                    end_s: r.get(3)?,
+                    bytes: from_sql_u64(r.get(4)?),
+                    bits_per_second: r.get(5)?,
+                    sender: r.get(6)?,
+                    omitted: r.get(7)?,
+                    retransmits: opt_u64(r, 8)?,
+                    rtt_us: opt_u64(r, 9)?,
+                    snd_cwnd: opt_u64(r, 10)?,
+                    packets: opt_u64(r, 11)?,
+                })
+            },
+        )
     }
 
     fn stream_results(&self, id: RunId) -> Result<Vec<StreamResult>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT stream, sender, bytes_sent, bytes_received, sent_bps, received_bps,
-                    retransmits, mean_rtt_us, jitter_ms, lost_packets, packets
-                 FROM stream_results WHERE run_id = ?1 ORDER BY rowid",
-            )
-            .map_err(|e| self.err(e))?;
-        stmt.query_map([id.0], |r| {
-            Ok(StreamResult {
-                stream: r.get(0)?,
-                sender: r.get(1)?,
-                bytes_sent: from_sql_u64(r.get(2)?),
-                bytes_received: from_sql_u64(r.get(3)?),
-                sent_bps: r.get(4)?,
-                received_bps: r.get(5)?,
-                retransmits: r.get::<_, Option<i64>>(6)?.map(from_sql_u64),
-                mean_rtt_us: r.get::<_, Option<i64>>(7)?.map(from_sql_u64),
-                jitter_ms: r.get(8)?,
-                lost_packets: r.get::<_, Option<i64>>(9)?.map(from_sql_u64),
-                packets: r.get::<_, Option<i64>>(10)?.map(from_sql_u64),
-            })
-        })
-        .map_err(|e| self.err(e))?
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| self.err(e))
+        self.rows_of(
+            "SELECT stream, sender, bytes_sent, bytes_received, sent_bps, received_bps,
+                retransmits, mean_rtt_us, jitter_ms, lost_packets, packets
+             FROM stream_results WHERE run_id = ?1 ORDER BY rowid",
+            id,
+            |r| {
+                Ok(StreamResult {
+                    stream: r.get(0)?,
+                    sender: r.get(1)?,
+                    bytes_sent: from_sql_u64(r.get(2)?),
+                    bytes_received: from_sql_u64(r.get(3)?),
+                    sent_bps: r.get(4)?,
+                    received_bps: r.get(5)?,
+                    retransmits: opt_u64(r, 6)?,
+                    mean_rtt_us: opt_u64(r, 7)?,
+                    jitter_ms: r.get(8)?,
+                    lost_packets: opt_u64(r, 9)?,
+                    packets: opt_u64(r, 10)?,
+                })
+            },
+        )
     }
 
     fn latency_buckets(&self, id: RunId) -> Result<Vec<LatencyBucket>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT upper_us, count FROM latency_buckets WHERE run_id = ?1 ORDER BY upper_us",
-            )
-            .map_err(|e| self.err(e))?;
-        stmt.query_map([id.0], |r| {
-            Ok(LatencyBucket {
-                upper_us: r.get(0)?,
-                count: from_sql_u64(r.get(1)?),
-            })
-        })
-        .map_err(|e| self.err(e))?
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| self.err(e))
+        self.rows_of(
+            "SELECT upper_us, count FROM latency_buckets WHERE run_id = ?1 ORDER BY upper_us",
+            id,
+            |r| {
+                Ok(LatencyBucket {
+                    upper_us: r.get(0)?,
+                    count: from_sql_u64(r.get(1)?),
+                })
+            },
+        )
     }
 
     fn decode_json<T: serde::de::DeserializeOwned>(
@@ -766,6 +765,11 @@ fn sql_u64(n: u64) -> i64 {
 
 fn from_sql_u64(n: i64) -> u64 {
     u64::try_from(n).unwrap_or(0)
+}
+
+/// A nullable counter column.
+fn opt_u64(r: &rusqlite::Row<'_>, column: usize) -> rusqlite::Result<Option<u64>> {
+    Ok(r.get::<_, Option<i64>>(column)?.map(from_sql_u64))
 }
 
 /// Refuses a non-empty file that does not start with SQLite's magic, without opening it.
