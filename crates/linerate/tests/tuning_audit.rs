@@ -1,24 +1,12 @@
 //! `linerate audit` run as a binary: snapshots from Linux and FreeBSD, the live host, and the
 //! live settings of a throw-away network namespace.
 
-use std::os::unix::fs::MetadataExt as _;
-use std::path::PathBuf;
+#[path = "tuning_support/common.rs"]
+mod common;
+
 use std::process::{Command, Output};
 
-fn data(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/tuning")
-        .join(name)
-        .display()
-        .to_string()
-}
-
-fn linerate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_linerate"))
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run linerate: {e}"))
-}
+use common::{Netns, data, linerate};
 
 fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout)
@@ -167,26 +155,10 @@ fn the_live_host_is_read_through_proc_sys() {
 
 #[test]
 fn the_live_settings_of_a_namespace_are_audited() {
-    if std::fs::metadata("/proc/self").map_or(u32::MAX, |m| m.uid()) != 0 {
-        eprintln!("SKIP: not root");
+    let Some(ns) = Netns::new("audit") else {
         return;
-    }
-    let name = format!("lr-tu-{}-audit", std::process::id());
-    if !Command::new("ip")
-        .args(["netns", "add", &name])
-        .status()
-        .is_ok_and(|s| s.success())
-    {
-        eprintln!("SKIP: `ip netns add` does not work here");
-        return;
-    }
-    struct Guard(String);
-    impl Drop for Guard {
-        fn drop(&mut self) {
-            let _ = Command::new("ip").args(["netns", "del", &self.0]).status();
-        }
-    }
-    let _guard = Guard(name.clone());
+    };
+    let name = ns.0.clone();
     let set = Command::new("ip")
         .args([
             "netns",

@@ -1,22 +1,12 @@
 //! `linerate lint` run as a binary: the seeds' own config blocks, bad input, exit codes, JSON.
 
+#[path = "tuning_support/common.rs"]
+mod common;
+
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn data(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/tuning")
-        .join(name)
-        .display()
-        .to_string()
-}
-
-fn linerate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_linerate"))
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run linerate: {e}"))
-}
+use common::{data, linerate};
 
 /// (rule, key, line, severity) of one finding.
 type Row = (String, String, Option<u64>, String);

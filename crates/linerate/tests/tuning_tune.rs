@@ -1,14 +1,12 @@
 //! `linerate tune` (generation) run as a binary: formats, formulas, JSON, and the
 //! self-consistency check that every generated file lints clean for the same inputs.
 
-use std::process::{Command, Output};
+#[path = "tuning_support/common.rs"]
+mod common;
 
-fn linerate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_linerate"))
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run linerate: {e}"))
-}
+use std::process::Output;
+
+use common::linerate;
 
 fn stdout(out: &Output) -> String {
     assert!(
