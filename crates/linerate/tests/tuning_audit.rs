@@ -60,7 +60,7 @@ fn a_default_linux_snapshot_is_clean_until_a_path_is_stated() {
             "missing {want:?} in {r:?}"
         );
     }
-    let out = linerate(&[
+    let router = [
         "audit",
         "--snapshot",
         &snap,
@@ -70,7 +70,8 @@ fn a_default_linux_snapshot_is_clean_until_a_path_is_stated() {
         "1ms",
         "--role",
         "router",
-    ]);
+    ];
+    let out = linerate(&router);
     let t = String::from_utf8_lossy(&out.stdout);
     assert!(t.contains("recommend] net.ipv4.ip_forward = 0"), "{t}");
     assert!(t.contains("fix: set 1"), "{t}");
@@ -79,19 +80,7 @@ fn a_default_linux_snapshot_is_clean_until_a_path_is_stated() {
         Some(0),
         "warnings do not fail by default"
     );
-    let out = linerate(&[
-        "audit",
-        "--snapshot",
-        &snap,
-        "--rate",
-        "10G",
-        "--rtt",
-        "1ms",
-        "--role",
-        "router",
-        "--fail-on",
-        "warning",
-    ]);
+    let out = linerate(&[&router[..], &["--fail-on", "warning"]].concat());
     assert_eq!(out.status.code(), Some(1));
 }
 
