@@ -112,4 +112,16 @@ fn live_audit_saves_this_hosts_snapshot_even_with_no_hardware() {
         assert_eq!(doc["schema"], "linerate.host-snapshot/1", "{args:?}");
         std::fs::remove_file(snap).expect("remove");
     }
+    // An unwritable destination names the flag and the path, once.
+    for cmd in ["audit", "nic"] {
+        let out = linerate(&[cmd, "--snapshot-out", "/nonexistent/lr-rb/host.json"]);
+        assert_eq!(out.status.code(), Some(2), "{cmd}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--snapshot-out"), "{err}");
+        assert_eq!(
+            err.matches("/nonexistent/lr-rb/host.json").count(),
+            1,
+            "{err}"
+        );
+    }
 }

@@ -154,7 +154,7 @@ fn collect(args: &Args) -> anyhow::Result<(String, Context, Vec<Finding>)> {
     };
     if let Some(host) = host {
         if let Some(path) = &args.snapshot_out {
-            host.save(path)?;
+            host.save(path).context("--snapshot-out")?;
         }
         if !args.no_hardware {
             let role = ctx.role.unwrap_or(Role::Host);

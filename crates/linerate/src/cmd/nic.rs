@@ -126,9 +126,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => HostSnapshot::capture(&roots),
     };
     if let Some(path) = &args.snapshot_out {
-        snapshot
-            .save(path)
-            .with_context(|| format!("--snapshot-out {}", path.display()))?;
+        snapshot.save(path).context("--snapshot-out")?;
     }
     select(&mut snapshot, &args.interfaces)?;
     let findings = args.findings.then(|| {
