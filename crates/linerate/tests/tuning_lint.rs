@@ -413,3 +413,19 @@ fn a_directory_stands_for_its_conf_files_in_order() {
     let out = linerate(&["lint", &empty.path().display().to_string()]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn control_characters_in_a_file_are_shown_escaped_not_sent_to_the_terminal() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.path().join("hostile.conf");
+    std::fs::write(
+        &path,
+        "net.core.rmem_max = 1\x1b[2J\n\x1b]0;title\x07 junk\nnet.ipv4.tcp_sack\x1b[31m = 1\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = linerate(&["lint", "--os", "linux", &path.display().to_string()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text:?}");
+    assert!(text.contains("\\u{1b}[2J"), "{text}");
+}
