@@ -519,3 +519,20 @@ fn reading_commands_never_create_a_database() {
         "{err}"
     );
 }
+
+#[test]
+fn control_characters_from_an_imported_file_do_not_reach_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("runs.db");
+    let mut doc = json(&std::fs::read_to_string(data("tcp.json")).unwrap());
+    doc["start"]["connecting_to"]["host"] = "\u{1b}[31mpeer".into();
+    doc["start"]["version"] = "iperf 3.12\u{1b}[2J".into();
+    let file = dir.path().join("hostile.json");
+    std::fs::write(&file, doc.to_string()).unwrap();
+    ok(&db, &["import", p(&file)]);
+    for args in [&["history"][..], &["show", "1"]] {
+        let text = ok(&db, args);
+        assert!(!text.contains('\u{1b}'), "{args:?}: {text:?}");
+        assert!(text.contains("\\u{1b}[31mpeer"), "{args:?}: {text}");
+    }
+}

@@ -6,6 +6,7 @@ mod table;
 use std::path::Path;
 use std::process::ExitCode;
 
+use linerate_report::format;
 use linerate_store::{RunFilter, RunListing};
 
 use crate::output;
@@ -64,7 +65,7 @@ fn render(args: &Args, db: &Path, runs: &[RunListing]) -> anyhow::Result<ExitCod
             db.display()
         ))?;
     } else {
-        output::print_text(&table::text(runs))?;
+        output::print_text(&format::printable(&table::text(runs)))?;
     }
     Ok(ExitCode::SUCCESS)
 }

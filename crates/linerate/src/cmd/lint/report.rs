@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::str::FromStr;
 
+use linerate_report::format;
 use linerate_tuning::{Finding, Severity};
 
 /// The severity at or above which the command exits 1.
@@ -82,25 +83,6 @@ pub fn sort(findings: &mut [Finding]) {
     });
 }
 
-/// Text from the linted file as it may go to a terminal: control characters (an escape
-/// sequence in a mangled or hostile file) are shown escaped, never sent.
-fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.chars().any(|c| c.is_control() && c != '\t') {
-        text.chars()
-            .map(|c| {
-                if c.is_control() && c != '\t' {
-                    c.escape_default().to_string()
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect::<String>()
-            .into()
-    } else {
-        text.into()
-    }
-}
-
 /// Human rendering: one block per file, one finding per two lines.
 pub fn render(findings: &[Finding], unlocated_title: &str) -> String {
     let mut out = String::new();
@@ -125,13 +107,13 @@ pub fn render(findings: &[Finding], unlocated_title: &str) -> String {
         };
         // A syntax finding has no key: its value is the whole line, shown as written.
         let value = match (f.key.is_empty(), f.value.as_deref()) {
-            (true, Some(line)) => format!("`{}`", printable(line)),
-            (false, Some(v)) => format!(" = {}", printable(v)),
+            (true, Some(line)) => format!("`{}`", format::printable(line)),
+            (false, Some(v)) => format!(" = {}", format::printable(v)),
             (_, None) => String::new(),
         };
-        let key = printable(&f.key);
+        let key = format::printable(&f.key);
         let _ = writeln!(out, "  {at}{}[{}] {key}{value}", f.severity, f.rule);
-        let _ = writeln!(out, "      {}", printable(&f.why));
+        let _ = writeln!(out, "      {}", format::printable(&f.why));
         let _ = writeln!(out, "      fix: {} (source: {})", f.fix, f.source);
     }
     let s = Summary::of(findings);
