@@ -11,11 +11,7 @@ use crate::record::{
 impl Store {
     /// The runs matching `filter`, oldest first.
     pub fn list(&self, filter: &RunFilter) -> Result<Vec<RunListing>, StoreError> {
-        let mut sql = String::from(
-            "SELECT id, started_at, source, tool, mode, direction, peer, streams, duration_s,
-                received_bps, summary, experiment_id, variant, repetition, sweep_value, sweep_label
-             FROM runs WHERE 1 = 1",
-        );
+        let mut sql = format!("SELECT id, received_bps, {HEAD} FROM runs WHERE 1 = 1");
         let mut args: Vec<Box<dyn rusqlite::ToSql>> = Vec::new();
         if let Some(mode) = &filter.mode {
             args.push(Box::new(mode.to_ascii_lowercase()));
@@ -45,51 +41,25 @@ impl Store {
         let refs: Vec<&dyn rusqlite::ToSql> = args.iter().map(AsRef::as_ref).collect();
         let rows = stmt
             .query_map(refs.as_slice(), |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, i64>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, String>(3)?,
-                    r.get::<_, String>(4)?,
-                    r.get::<_, String>(5)?,
-                    r.get::<_, Option<String>>(6)?,
-                    r.get::<_, u32>(7)?,
-                    r.get::<_, f64>(8)?,
-                    r.get::<_, f64>(9)?,
-                    r.get::<_, String>(10)?,
-                    experiment_from_row(r, 11)?,
-                ))
+                Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?, Head::read(r, 2)?))
             })
             .map_err(|e| self.err(e))?;
         let mut out = Vec::new();
         for row in rows {
-            let (
-                id,
-                started_at,
-                source,
-                tool,
-                mode,
-                direction,
-                peer,
-                streams,
-                duration_s,
-                bps,
-                summary,
-                experiment,
-            ) = row.map_err(|e| self.err(e))?;
+            let (id, received_bps, head) = row.map_err(|e| self.err(e))?;
             out.push(RunListing {
                 id: RunId(id),
-                started_at,
-                source: self.decode_source(&source)?,
-                tool,
-                mode,
-                direction: self.decode_direction(&direction)?,
-                peer,
-                streams,
-                duration_s,
-                received_bps: bps,
-                summary: self.decode_json(&summary, "runs.summary")?,
-                experiment,
+                started_at: head.started_at,
+                source: self.decode_source(&head.source)?,
+                tool: head.tool,
+                mode: head.mode,
+                direction: self.decode_direction(&head.direction)?,
+                peer: head.peer,
+                streams: head.streams,
+                duration_s: head.duration_s,
+                received_bps,
+                summary: self.decode_json(&head.summary, "runs.summary")?,
+                experiment: head.experiment,
             });
         }
         out.reverse();
@@ -160,31 +130,22 @@ impl Store {
         let row = self
             .conn
             .query_row(
-                "SELECT started_at, source, source_path, command_line, tool, mode, direction, peer,
-                    streams, duration_s, params, summary, document, host_hash, latency,
-                    (SELECT snapshot FROM hosts WHERE hash = runs.host_hash),
-                    experiment_id, variant, repetition, sweep_value, sweep_label
-                 FROM runs WHERE id = ?1",
+                &format!(
+                    "SELECT {HEAD}, source_path, command_line, params, document, host_hash, latency,
+                        (SELECT snapshot FROM hosts WHERE hash = runs.host_hash)
+                     FROM runs WHERE id = ?1"
+                ),
                 [id.0],
                 |r| {
                     Ok((
-                        r.get::<_, i64>(0)?,
-                        r.get::<_, String>(1)?,
-                        r.get::<_, Option<String>>(2)?,
-                        r.get::<_, Option<String>>(3)?,
-                        r.get::<_, String>(4)?,
-                        r.get::<_, String>(5)?,
-                        r.get::<_, String>(6)?,
-                        r.get::<_, Option<String>>(7)?,
-                        r.get::<_, u32>(8)?,
-                        r.get::<_, f64>(9)?,
-                        r.get::<_, String>(10)?,
-                        r.get::<_, String>(11)?,
-                        r.get::<_, String>(12)?,
-                        r.get::<_, Option<String>>(13)?,
-                        r.get::<_, Option<String>>(14)?,
-                        r.get::<_, Option<String>>(15)?,
-                        experiment_from_row(r, 16)?,
+                        Head::read(r, 0)?,
+                        r.get::<_, Option<String>>(HEAD_COLUMNS)?,
+                        r.get::<_, Option<String>>(HEAD_COLUMNS + 1)?,
+                        r.get::<_, String>(HEAD_COLUMNS + 2)?,
+                        r.get::<_, String>(HEAD_COLUMNS + 3)?,
+                        r.get::<_, Option<String>>(HEAD_COLUMNS + 4)?,
+                        r.get::<_, Option<String>>(HEAD_COLUMNS + 5)?,
+                        r.get::<_, Option<String>>(HEAD_COLUMNS + 6)?,
                     ))
                 },
             )
@@ -192,23 +153,14 @@ impl Store {
             .map_err(|e| self.err(e))?
             .ok_or_else(|| StoreError::RunNotFound(id, self.path.clone()))?;
         let (
-            started_at,
-            source,
+            head,
             source_path,
             command_line,
-            tool,
-            mode,
-            direction,
-            peer,
-            streams,
-            duration_s,
             params_text,
-            summary,
             document,
             host_hash,
             latency_meta,
             snapshot,
-            experiment,
         ) = row;
         let host = match host_hash {
             Some(hash) => Some(HostRef {
@@ -234,23 +186,23 @@ impl Store {
             None => None,
         };
         Ok(RunRecord {
-            started_at,
-            source: self.decode_source(&source)?,
+            started_at: head.started_at,
+            source: self.decode_source(&head.source)?,
             source_path,
             command_line,
-            tool,
-            mode,
-            direction: self.decode_direction(&direction)?,
-            peer,
-            streams,
-            duration_s,
+            tool: head.tool,
+            mode: head.mode,
+            direction: self.decode_direction(&head.direction)?,
+            peer: head.peer,
+            streams: head.streams,
+            duration_s: head.duration_s,
             params: self.decode_json(&params_text, "runs.params")?,
-            summary: self.decode_json(&summary, "runs.summary")?,
+            summary: self.decode_json(&head.summary, "runs.summary")?,
             intervals: self.intervals(id)?,
             stream_results: self.stream_results(id)?,
             latency,
             host,
-            experiment,
+            experiment: head.experiment,
             document: self.decode_json(&document, "runs.document")?,
         })
     }
@@ -357,21 +309,54 @@ impl Store {
     }
 }
 
-fn experiment_from_row(
-    r: &rusqlite::Row<'_>,
-    first: usize,
-) -> rusqlite::Result<Option<ExperimentRef>> {
-    let id: Option<String> = r.get(first)?;
-    Ok(match id {
-        Some(experiment) => Some(ExperimentRef {
+/// The columns every run query starts with, in this order (`list` and `run` share them).
+const HEAD: &str = "started_at, source, tool, mode, direction, peer, streams, duration_s, summary,
+    experiment_id, variant, repetition, sweep_value, sweep_label";
+/// How many columns [`HEAD`] names.
+const HEAD_COLUMNS: usize = 14;
+
+/// The [`HEAD`] columns of one row as stored; decoding them needs the store (for its errors),
+/// so it happens outside rusqlite's row closure.
+struct Head {
+    started_at: i64,
+    source: String,
+    tool: String,
+    mode: String,
+    direction: String,
+    peer: Option<String>,
+    streams: u32,
+    duration_s: f64,
+    summary: String,
+    experiment: Option<ExperimentRef>,
+}
+
+impl Head {
+    /// Reads the [`HEAD`] columns starting at column `first`.
+    fn read(r: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Head> {
+        let experiment_id: Option<String> = r.get(first + 9)?;
+        let experiment = match experiment_id {
+            Some(experiment) => Some(ExperimentRef {
+                experiment,
+                variant: r.get::<_, Option<String>>(first + 10)?.unwrap_or_default(),
+                repetition: r.get::<_, Option<u32>>(first + 11)?.unwrap_or(0),
+                sweep_value: r.get(first + 12)?,
+                sweep_label: r.get(first + 13)?,
+            }),
+            None => None,
+        };
+        Ok(Head {
+            started_at: r.get(first)?,
+            source: r.get(first + 1)?,
+            tool: r.get(first + 2)?,
+            mode: r.get(first + 3)?,
+            direction: r.get(first + 4)?,
+            peer: r.get(first + 5)?,
+            streams: r.get(first + 6)?,
+            duration_s: r.get(first + 7)?,
+            summary: r.get(first + 8)?,
             experiment,
-            variant: r.get::<_, Option<String>>(first + 1)?.unwrap_or_default(),
-            repetition: r.get::<_, Option<u32>>(first + 2)?.unwrap_or(0),
-            sweep_value: r.get(first + 3)?,
-            sweep_label: r.get(first + 4)?,
-        }),
-        None => None,
-    })
+        })
+    }
 }
 
 fn from_sql_u64(n: i64) -> u64 {
@@ -381,4 +366,12 @@ fn from_sql_u64(n: i64) -> u64 {
 /// A nullable counter column.
 fn opt_u64(r: &rusqlite::Row<'_>, column: usize) -> rusqlite::Result<Option<u64>> {
     Ok(r.get::<_, Option<i64>>(column)?.map(from_sql_u64))
+}
+
+#[cfg(test)]
+mod head_tests {
+    #[test]
+    fn head_columns_counts_the_head() {
+        assert_eq!(super::HEAD.split(',').count(), super::HEAD_COLUMNS);
+    }
 }
