@@ -506,6 +506,14 @@ fn reading_commands_never_create_a_database() {
         assert!(err.contains("no results database at"), "{args:?}: {err}");
         assert!(err.contains(p(&db)), "{err}");
     }
+    // --last 0 asks for nothing: a usage error, not an empty answer.
+    for args in [
+        &["history", "--last", "0"][..],
+        &["report", "--last", "0", "-o", "x.html"],
+    ] {
+        let err = fails(&db, args);
+        assert!(err.contains("--last"), "{args:?}: {err}");
+    }
     assert!(!dir.path().join("typo").exists());
     assert!(!dir.path().join("r.html").exists());
     // SQLite's own message is given once, not repeated by the error chain.

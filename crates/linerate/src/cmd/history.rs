@@ -17,7 +17,8 @@ pub use db::DbArgs;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Only the N most recent runs
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     last: Option<usize>,
     /// Only runs of this mode (tcp, udp, rr, crr, pps, …)
     #[arg(long)]

@@ -26,7 +26,8 @@ pub struct Args {
     #[arg(long, value_name = "ID", conflicts_with_all = ["runs", "last"])]
     experiment: Option<String>,
     /// Report on the N most recent runs
-    #[arg(long, value_name = "N", conflicts_with = "runs")]
+    #[arg(long, value_name = "N", conflicts_with = "runs",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     last: Option<usize>,
     /// The HTML file to write
     #[arg(short, long, value_name = "FILE")]
