@@ -222,15 +222,7 @@ pub fn packet_rate_limits(snapshot: &HostSnapshot, iface: &Interface) -> Vec<Lim
         }
     }
     if let Some(irqs) = iface.irqs.value() {
-        let queue: Vec<_> = irqs.iter().filter(|i| i.queue).collect();
-        let mut on: Vec<u32> = queue
-            .iter()
-            .filter_map(|i| i.cpus())
-            .flatten()
-            .copied()
-            .collect();
-        on.sort_unstable();
-        on.dedup();
+        let (queue, on) = crate::irq::queue_irq_cpus(irqs);
         if !queue.is_empty() {
             out.push(limit(
                 "interrupts",

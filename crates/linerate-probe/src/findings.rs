@@ -336,21 +336,13 @@ fn irq_spread(snapshot: &HostSnapshot, iface: &Interface, out: &mut Vec<Finding>
     let Some(irqs) = iface.irqs.value() else {
         return;
     };
-    let queue: Vec<_> = irqs.iter().filter(|i| i.queue).collect();
+    let (queue, on) = crate::irq::queue_irq_cpus(irqs);
     let Some(cpus) = snapshot.cpu.online.value() else {
         return;
     };
     if queue.len() < 2 || cpus.len() < 2 {
         return;
     }
-    let mut on: Vec<u32> = queue
-        .iter()
-        .filter_map(|i| i.cpus())
-        .flatten()
-        .copied()
-        .collect();
-    on.sort_unstable();
-    on.dedup();
     if on.len() != 1 {
         return;
     }

@@ -50,6 +50,20 @@ impl Irq {
     }
 }
 
+/// The queue vectors among `irqs` and the CPUs that serve them (sorted, each once).
+pub fn queue_irq_cpus(irqs: &[Irq]) -> (Vec<&Irq>, Vec<u32>) {
+    let queue: Vec<&Irq> = irqs.iter().filter(|i| i.queue).collect();
+    let mut on: Vec<u32> = queue
+        .iter()
+        .filter_map(|i| i.cpus())
+        .flatten()
+        .copied()
+        .collect();
+    on.sort_unstable();
+    on.dedup();
+    (queue, on)
+}
+
 /// Parses `/proc/interrupts`.
 pub fn parse_interrupts(text: &str) -> Result<InterruptTable, String> {
     let mut lines = text.lines();

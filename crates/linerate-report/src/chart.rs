@@ -105,49 +105,38 @@ fn tick(v: f64) -> String {
     if s == "-0" { "0".into() } else { s.to_owned() }
 }
 
-/// One variant's repetitions overlaid: each run's total throughput over time (forward
-/// direction, warm-up excluded), so drift and outliers between repetitions show.
-pub fn repetitions(
-    runs: &[(String, &RunRecord)],
+/// One line of a throughput-over-time chart: points (seconds, bits/s), how it is drawn, and
+/// its legend entry (none for lines that share one).
+struct TimeLine {
+    points: Vec<(f64, f64)>,
+    style: ShapeStyle,
+    label: Option<String>,
+}
+
+/// Draws throughput-over-time lines on one chart: time axis from 0, a rate axis in the unit
+/// that suits the data, and headroom above the data for the legend box.
+fn time_chart(
     name: &str,
     title: &str,
+    height: u32,
+    y_quantity: &str,
+    lines: &[TimeLine],
 ) -> Result<Chart, ReportError> {
-    let series: Vec<(String, Vec<(f64, f64)>)> = runs
-        .iter()
-        .map(|(label, run)| {
-            let points = run
-                .throughput_series()
-                .iter()
-                .flat_map(|s| [(s.start_s, s.bits_per_second), (s.end_s, s.bits_per_second)])
-                .collect();
-            (label.clone(), points)
-        })
-        .filter(|(_, p): &(String, Vec<(f64, f64)>)| !p.is_empty())
-        .collect();
-    if series.is_empty() {
-        return Err(ReportError::NoData(format!(
-            "{title}: the runs have no interval samples"
-        )));
-    }
-    let max_x = series
-        .iter()
-        .flat_map(|s| s.1.iter().map(|p| p.0))
-        .fold(0.0_f64, f64::max)
-        .max(1.0);
-    let max_y = series
-        .iter()
-        .flat_map(|s| s.1.iter().map(|p| p.1))
-        .fold(0.0_f64, f64::max);
+    let points = || lines.iter().flat_map(|l| l.points.iter());
+    let max_x = points().map(|p| p.0).fold(0.0_f64, f64::max).max(1.0);
+    let max_y = points().map(|p| p.1).fold(0.0_f64, f64::max);
     let (div, unit) = rate_scale(max_y);
+    // ≈ 20 px per legend row of a 330 px plot.
+    let legend_rows = lines.iter().filter(|l| l.label.is_some()).count();
     #[allow(clippy::cast_precision_loss)]
-    let headroom = 1.1 + 0.075 * series.len().min(10) as f64;
+    let headroom = 1.1 + 0.075 * legend_rows as f64;
     let top = if max_y > 0.0 {
         max_y / div * headroom
     } else {
         1.0
     };
     let y_label_width = text_width(&tick(top), 15) + 34;
-    render(name.to_owned(), title.to_owned(), (900, 380), |root| {
+    render(name.to_owned(), title.to_owned(), (900, height), |root| {
         let mut chart = ChartBuilder::on(root)
             .caption(title, (FONT, 20))
             .margin(14)
@@ -155,41 +144,59 @@ pub fn repetitions(
             .y_label_area_size(y_label_width)
             .build_cartesian_2d(0.0..max_x, 0.0..top)
             .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc("time since start (s)")
-            .y_desc(format!("total throughput ({unit})"))
-            .axis_desc_style((FONT, 17))
-            .label_style((FONT, 15))
-            .x_label_formatter(&|v| tick(*v))
-            .y_label_formatter(&|v| tick(*v))
-            .max_light_lines(0)
-            .bold_line_style(RGBColor(225, 225, 225))
-            .axis_style(AXIS)
-            .draw()
-            .map_err(err)?;
-        for (i, (label, points)) in series.iter().enumerate() {
-            let style = PALETTE[[0, 1, 2, 3, 4, 5, 7][i % 7]].stroke_width(2);
-            let pts: Vec<(f64, f64)> = points.iter().map(|&(x, y)| (x, y / div)).collect();
+        mesh(
+            &mut chart,
+            "time since start (s)",
+            &format!("{y_quantity} ({unit})"),
+            None,
+        )?;
+        for line in lines {
+            let pts: Vec<(f64, f64)> = line.points.iter().map(|&(x, y)| (x, y / div)).collect();
             let drawn = chart
-                .draw_series(LineSeries::new(pts, style))
+                .draw_series(LineSeries::new(pts, line.style))
                 .map_err(err)?;
-            if i < 10 {
+            if let Some(label) = &line.label {
+                let style = line.style;
                 drawn
                     .label(label.clone())
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], style));
             }
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .label_font((FONT, 15))
-            .background_style(WHITE.mix(0.9))
-            .border_style(RGBColor(180, 180, 180))
-            .draw()
-            .map_err(err)?;
-        Ok(())
+        legend(&mut chart, SeriesLabelPosition::UpperRight)
     })
+}
+
+/// One variant's repetitions overlaid: each run's total throughput over time (forward
+/// direction, warm-up excluded), so drift and outliers between repetitions show.
+pub fn repetitions(
+    runs: &[(String, &RunRecord)],
+    name: &str,
+    title: &str,
+) -> Result<Chart, ReportError> {
+    let lines: Vec<TimeLine> = runs
+        .iter()
+        .map(|(_, run)| {
+            run.throughput_series()
+                .iter()
+                .flat_map(|s| [(s.start_s, s.bits_per_second), (s.end_s, s.bits_per_second)])
+                .collect::<Vec<_>>()
+        })
+        .zip(runs)
+        .filter(|(points, _)| !points.is_empty())
+        .enumerate()
+        .map(|(i, (points, (label, _)))| TimeLine {
+            points,
+            style: PALETTE[[0, 1, 2, 3, 4, 5, 7][i % 7]].stroke_width(2),
+            // Ten legend rows at most; more repetitions share the colours.
+            label: (i < 10).then(|| label.clone()),
+        })
+        .collect();
+    if lines.is_empty() {
+        return Err(ReportError::NoData(format!(
+            "{title}: the runs have no interval samples"
+        )));
+    }
+    time_chart(name, title, 380, "total throughput", &lines)
 }
 
 /// Throughput over time: each interval's rate drawn as a step over the interval, one line
@@ -240,63 +247,19 @@ pub fn throughput(run: &RunRecord, name: &str, title: &str) -> Result<Chart, Rep
             "{title}: the run has no interval samples"
         )));
     }
-    let max_x = series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.0))
-        .fold(0.0_f64, f64::max)
-        .max(1.0);
-    let max_y = series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.1))
-        .fold(0.0_f64, f64::max);
-    let (div, unit) = rate_scale(max_y);
     // Many streams: draw them thin and grey under one legend entry.
     let streams = series.iter().filter(|s| !s.total).count();
     let crowded = streams > 8;
-    let legend_rows = if crowded {
-        1 + series.iter().filter(|s| s.total).count()
-    } else {
-        series.len()
-    };
-    // Headroom above the data for the legend box (≈ 20 px per row of a 330 px plot).
-    #[allow(clippy::cast_precision_loss)]
-    let headroom = 1.1 + 0.075 * legend_rows as f64;
-    let top = if max_y > 0.0 {
-        max_y / div * headroom
-    } else {
-        1.0
-    };
-    let y_label_width = text_width(&tick(top), 15) + 34;
-    render(name.to_owned(), title.to_owned(), (900, 420), |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, (FONT, 20))
-            .margin(14)
-            .x_label_area_size(50)
-            .y_label_area_size(y_label_width)
-            .build_cartesian_2d(0.0..max_x, 0.0..top)
-            .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc("time since start (s)")
-            .y_desc(format!("throughput ({unit})"))
-            .axis_desc_style((FONT, 17))
-            .label_style((FONT, 15))
-            .x_label_formatter(&|v| tick(*v))
-            .y_label_formatter(&|v| tick(*v))
-            .max_light_lines(0)
-            .bold_line_style(RGBColor(225, 225, 225))
-            .axis_style(AXIS)
-            .draw()
-            .map_err(err)?;
-        let mut colour = 0;
-        let mut grey_labelled = false;
-        for s in &series {
-            let pts: Vec<(f64, f64)> = s.points.iter().map(|&(x, y)| (x, y / div)).collect();
-            let (style, label): (ShapeStyle, Option<String>) = if s.total {
+    let mut colour = 0;
+    let mut grey_labelled = false;
+    let lines: Vec<TimeLine> = series
+        .into_iter()
+        .map(|s| {
+            let (style, label) = if s.total {
                 if s.forward {
-                    (PALETTE[7].stroke_width(4), Some(s.label.clone()))
+                    (PALETTE[7].stroke_width(4), Some(s.label))
                 } else {
-                    (PALETTE[5].stroke_width(2), Some(s.label.clone()))
+                    (PALETTE[5].stroke_width(2), Some(s.label))
                 }
             } else if crowded {
                 let label = (!grey_labelled).then(|| format!("each of {streams} streams"));
@@ -305,27 +268,36 @@ pub fn throughput(run: &RunRecord, name: &str, title: &str) -> Result<Chart, Rep
             } else {
                 let c = PALETTE[[0, 1, 2, 3, 4, 6][colour % 6]];
                 colour += 1;
-                (c.stroke_width(2), Some(s.label.clone()))
+                (c.stroke_width(2), Some(s.label))
             };
-            let drawn = chart
-                .draw_series(LineSeries::new(pts, style))
-                .map_err(err)?;
-            if let Some(label) = label {
-                drawn
-                    .label(label)
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], style));
+            TimeLine {
+                points: s.points,
+                style,
+                label,
             }
-        }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .label_font((FONT, 15))
-            .background_style(WHITE.mix(0.9))
-            .border_style(RGBColor(180, 180, 180))
-            .draw()
-            .map_err(err)?;
-        Ok(())
-    })
+        })
+        .collect();
+    time_chart(name, title, 420, "throughput", &lines)
+}
+
+/// The legend box every chart uses, at `position` (where the data leaves room).
+fn legend<'a, DB, X, Y>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    position: SeriesLabelPosition,
+) -> Result<(), ReportError>
+where
+    DB: DrawingBackend + 'a,
+    X: Ranged,
+    Y: Ranged,
+{
+    chart
+        .configure_series_labels()
+        .position(position)
+        .label_font((FONT, 15))
+        .background_style(WHITE.mix(0.9))
+        .border_style(RGBColor(180, 180, 180))
+        .draw()
+        .map_err(err)
 }
 
 /// The latency distribution of a request/response run: histogram on the left, CDF on the
@@ -407,7 +379,7 @@ impl LatencyData {
             .y_label_area_size(64)
             .build_cartesian_2d(x_hist, 0.0..(max_share * 1.15))
             .map_err(err)?;
-        mesh(&mut hist, "latency (µs)", "transactions (%)")?;
+        mesh(&mut hist, "latency (µs)", "transactions (%)", Some(6))?;
         hist.draw_series(self.spans.iter().map(|&(l, u, share)| {
             Rectangle::new([(l, 0.0), (u, share)], PALETTE[0].mix(0.8).filled())
         }))
@@ -419,7 +391,12 @@ impl LatencyData {
             .y_label_area_size(64)
             .build_cartesian_2d(x_cdf, 0.0..100.0)
             .map_err(err)?;
-        mesh(&mut cdf, "latency (µs)", "transactions at or below (%)")?;
+        mesh(
+            &mut cdf,
+            "latency (µs)",
+            "transactions at or below (%)",
+            Some(6),
+        )?;
         let mut cumulative = 0.0;
         let mut points = vec![(self.spans.first().map_or(0.0, |s| s.0), 0.0)];
         for &(_, u, share) in &self.spans {
@@ -458,41 +435,38 @@ impl LatencyData {
             .map_err(err)?;
         }
         // A CDF climbs from lower left to upper right: the lower right corner is free.
-        cdf.configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .label_font((FONT, 15))
-            .background_style(WHITE.mix(0.9))
-            .border_style(RGBColor(180, 180, 180))
-            .draw()
-            .map_err(err)?;
-        Ok(())
+        legend(&mut cdf, SeriesLabelPosition::LowerRight)
     }
 }
 
+/// The grid, axis descriptions and tick labels every x/y chart uses; `x_labels` caps the
+/// number of x ticks (plotters' own choice when `None`).
 fn mesh<'a, DB, X, Y>(
     chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
     x_desc: &str,
     y_desc: &str,
+    x_labels: Option<usize>,
 ) -> Result<(), ReportError>
 where
     DB: DrawingBackend + 'a,
     X: Ranged<ValueType = f64> + ValueFormatter<f64>,
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
-    chart
-        .configure_mesh()
-        .x_desc(x_desc)
+    let formatter = |v: &f64| tick(*v);
+    let mut mesh = chart.configure_mesh();
+    mesh.x_desc(x_desc)
         .y_desc(y_desc)
         .axis_desc_style((FONT, 17))
         .label_style((FONT, 15))
-        .x_label_formatter(&|v| tick(*v))
-        .y_label_formatter(&|v| tick(*v))
-        .x_labels(6)
+        .x_label_formatter(&formatter)
+        .y_label_formatter(&formatter)
         .max_light_lines(0)
         .bold_line_style(RGBColor(225, 225, 225))
-        .axis_style(AXIS)
-        .draw()
-        .map_err(err)
+        .axis_style(AXIS);
+    if let Some(n) = x_labels {
+        mesh.x_labels(n);
+    }
+    mesh.draw().map_err(err)
 }
 
 /// Horizontal bars, one per variant (or run), with the confidence interval as an error bar.
@@ -659,7 +633,7 @@ fn draw_sweep<'a, X>(
 where
     X: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
-    mesh(chart, x_desc, y_desc)?;
+    mesh(chart, x_desc, y_desc, Some(6))?;
     chart
         .draw_series(LineSeries::new(
             points.iter().map(|p| (p.x, p.mean / div)),
@@ -692,14 +666,7 @@ where
                 BLACK.stroke_width(1),
             )
         });
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .label_font((FONT, 15))
-        .background_style(WHITE.mix(0.9))
-        .border_style(RGBColor(180, 180, 180))
-        .draw()
-        .map_err(err)
+    legend(chart, SeriesLabelPosition::LowerRight)
 }
 
 fn shorten(s: &str, max: usize) -> String {

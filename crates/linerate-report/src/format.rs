@@ -1,6 +1,27 @@
 //! Small, pure formatting helpers shared by the terminal renderings and the HTML report.
 
+use std::borrow::Cow;
+
 use linerate_units::BitRate;
+
+/// Text that came from a file or a peer, made safe for a terminal: control characters (an
+/// escape sequence in a mangled or hostile input) are shown escaped, never sent. Line breaks
+/// and tabs are kept.
+pub fn printable(text: &str) -> Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(unsafe_char) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
 
 /// `2026-11-21 23:31:23 UTC` from Unix seconds.
 pub fn utc(secs: i64) -> String {
@@ -99,6 +120,12 @@ pub fn rate_scale(max_bps: f64) -> (f64, &'static str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_characters_are_escaped_but_lines_and_tabs_kept() {
+        assert!(matches!(printable("plain\tline\n"), Cow::Borrowed(_)));
+        assert_eq!(printable("a\x1b[2Jb\x07\n"), "a\\u{1b}[2Jb\\u{7}\n");
+    }
 
     #[test]
     fn utc_over_known_dates() {

@@ -92,9 +92,8 @@ pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
             let _ = writeln!(body, "<p class=\"warn\">⚠ {}</p>", esc(w));
         }
         if !c.bars.is_empty() {
-            let chart = chart::bars(&c.bars, "comparison", &c.title, Some(c.confidence))?;
-            body.push_str(&figure(&chart));
-            charts.push(chart);
+            let chart = chart::bars(&c.bars, "comparison", &c.title, Some(c.confidence));
+            place(chart, &mut body, &mut charts)?;
         }
         if !c.verdicts.trim().is_empty() {
             let _ = writeln!(
@@ -112,11 +111,10 @@ pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
             &s.label,
             "sweep",
             &format!("Throughput against {}", s.label),
-        )?;
+        );
         body.push_str("<section><h2>Sweep</h2>\n");
-        body.push_str(&figure(&chart));
+        place(chart, &mut body, &mut charts)?;
         body.push_str("</section>\n");
-        charts.push(chart);
     }
 
     body.push_str(&variant_overlays(&input.runs, &mut charts)?);
@@ -138,35 +136,19 @@ pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
             "<h3 id=\"run-{id}\">Run {id}</h3>\n<p class=\"note\">{}</p>",
             esc(&describe(run))
         );
-        match chart::throughput(
+        let throughput = chart::throughput(
             run,
             &format!("run-{id}-throughput"),
             &format!("Run {id}: throughput over time"),
-        ) {
-            Ok(chart) => {
-                body.push_str(&figure(&chart));
-                charts.push(chart);
-            }
-            Err(ReportError::NoData(why)) => {
-                let _ = writeln!(body, "<p class=\"note\">{}</p>", esc(&why));
-            }
-            Err(e) => return Err(e),
-        }
+        );
+        place(throughput, &mut body, &mut charts)?;
         if let Some(l) = &run.latency {
-            match chart::latency(
+            let latency = chart::latency(
                 l,
                 &format!("run-{id}-latency"),
                 &format!("Run {id} latency"),
-            ) {
-                Ok(chart) => {
-                    body.push_str(&figure(&chart));
-                    charts.push(chart);
-                }
-                Err(ReportError::NoData(why)) => {
-                    let _ = writeln!(body, "<p class=\"note\">{}</p>", esc(&why));
-                }
-                Err(e) => return Err(e),
-            }
+            );
+            place(latency, &mut body, &mut charts)?;
         }
     }
     body.push_str("</section>\n");
@@ -224,6 +206,26 @@ fn esc(s: &str) -> String {
 
 /// The chart inline: the SVG namespace attribute is implied in HTML, and leaving it out keeps
 /// the document free of any URL.
+/// Puts a drawn chart into `html` (and keeps it for `--svg`/`--png`); a chart without data
+/// becomes a note saying why, any other failure ends the report.
+fn place(
+    chart: Result<Chart, ReportError>,
+    html: &mut String,
+    charts: &mut Vec<Chart>,
+) -> Result<(), ReportError> {
+    match chart {
+        Ok(chart) => {
+            html.push_str(&figure(&chart));
+            charts.push(chart);
+        }
+        Err(ReportError::NoData(why)) => {
+            let _ = writeln!(html, "<p class=\"note\">{}</p>", esc(&why));
+        }
+        Err(e) => return Err(e),
+    }
+    Ok(())
+}
+
 fn figure(chart: &Chart) -> String {
     let svg = chart
         .svg
@@ -264,16 +266,7 @@ fn variant_overlays(
             &format!("variant-{}-repetitions", i + 1),
             &format!("Variant {variant}: throughput of each repetition"),
         );
-        match chart {
-            Ok(chart) => {
-                out.push_str(&figure(&chart));
-                charts.push(chart);
-            }
-            Err(ReportError::NoData(why)) => {
-                let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&why));
-            }
-            Err(e) => return Err(e),
-        }
+        place(chart, &mut out, charts)?;
     }
     out.push_str("</section>\n");
     Ok(out)

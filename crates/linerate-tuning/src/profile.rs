@@ -68,9 +68,24 @@ pub enum ProfileError {
     /// The rate is zero.
     #[error("the rate must be above 0")]
     ZeroRate,
+    /// An interface name that no OS accepts (and that would break the generated rc.conf).
+    #[error(
+        "--iface {0:?}: not an interface name (1-15 letters, digits, `_`, `.` or `-`, starting with a letter)"
+    )]
+    BadInterface(String),
     /// Catalogue failure.
     #[error(transparent)]
     Catalogue(#[from] CatalogueError),
+}
+
+/// Interface names as FreeBSD and Linux make them: a letter, then letters, digits, `_`, `.`
+/// (VLANs) or `-`; at most 15 characters.
+fn valid_interface_name(name: &str) -> bool {
+    name.len() <= 15
+        && name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
 }
 
 /// Generates the profile for `ctx` (role defaults to host).
@@ -80,6 +95,9 @@ pub fn generate(ctx: &Context) -> Result<Profile, ProfileError> {
         return Err(ProfileError::ZeroRate);
     }
     let _ = ctx.rtt.ok_or(ProfileError::MissingInput("--rtt"))?;
+    if let Some(bad) = ctx.ifaces.iter().find(|i| !valid_interface_name(i)) {
+        return Err(ProfileError::BadInterface(bad.clone()));
+    }
     let bdp = ctx.bdp().unwrap_or_default();
     let role = ctx.role.unwrap_or(Role::Host);
     let mut p = Profile {

@@ -39,6 +39,15 @@ fn unsafe_free_euid() -> u32 {
     std::fs::metadata("/proc/self").map_or(u32::MAX, |m| m.uid())
 }
 
+/// Applying for real, journaled in `journal_dir`; `explicit`: the keys were named one by one.
+fn options(journal_dir: &std::path::Path, explicit: bool) -> ApplyOptions {
+    ApplyOptions {
+        journal_dir: journal_dir.to_path_buf(),
+        explicit,
+        dry_run: false,
+    }
+}
+
 /// Every readable value under /proc/sys/net of the namespace, for before/after comparisons.
 fn snapshot(ns: &str) -> BTreeMap<String, String> {
     let out = Command::new("ip")
@@ -85,11 +94,7 @@ fn apply_and_rollback_inside_a_namespace_leave_the_host_alone() {
         before.len()
     );
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let opts = ApplyOptions {
-        journal_dir: dir.path().to_path_buf(),
-        explicit: false,
-        dry_run: false,
-    };
+    let opts = options(dir.path(), false);
     let wanted = pairs(&[
         ("net.ipv4.tcp_mtu_probing", "1"),
         ("net.ipv4.tcp_rmem", "4096 131072 67108864"),
@@ -122,11 +127,7 @@ fn a_failed_apply_leaves_the_namespace_exactly_as_before() {
     let Some(ns) = Netns::new("fail") else { return };
     let before = snapshot(&ns.0);
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let opts = ApplyOptions {
-        journal_dir: dir.path().to_path_buf(),
-        explicit: false,
-        dry_run: false,
-    };
+    let opts = options(dir.path(), false);
     let wanted = pairs(&[
         ("net.ipv4.tcp_mtu_probing", "2"),
         ("net.ipv4.tcp_slow_start_after_idle", "0"),
@@ -141,11 +142,7 @@ fn a_failed_apply_leaves_the_namespace_exactly_as_before() {
 fn rollback_refuses_a_recreated_namespace() {
     let Some(ns) = Netns::new("re") else { return };
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let opts = ApplyOptions {
-        journal_dir: dir.path().to_path_buf(),
-        explicit: true,
-        dry_run: false,
-    };
+    let opts = options(dir.path(), true);
     let done = apply::apply_in(
         &Where::Netns(ns.0.clone()),
         &pairs(&[("net.ipv4.tcp_mtu_probing", "1")]),

@@ -95,3 +95,33 @@ fn snapshot_out_needs_the_live_host() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn live_audit_saves_this_hosts_snapshot_even_with_no_hardware() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let snap = dir.path().join("host.json");
+    let snap = snap.to_str().expect("utf-8 path");
+    for extra in [&[][..], &["--no-hardware"]] {
+        let mut args = vec!["audit", "--snapshot-out", snap, "--json"];
+        args.extend_from_slice(extra);
+        let out = linerate(&args);
+        assert_ne!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(snap).expect("snapshot written"))
+                .expect("snapshot JSON");
+        assert_eq!(doc["schema"], "linerate.host-snapshot/1", "{args:?}");
+        std::fs::remove_file(snap).expect("remove");
+    }
+    // An unwritable destination names the flag and the path, once.
+    for cmd in ["audit", "nic"] {
+        let out = linerate(&[cmd, "--snapshot-out", "/nonexistent/lr-rb/host.json"]);
+        assert_eq!(out.status.code(), Some(2), "{cmd}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--snapshot-out"), "{err}");
+        assert_eq!(
+            err.matches("/nonexistent/lr-rb/host.json").count(),
+            1,
+            "{err}"
+        );
+    }
+}

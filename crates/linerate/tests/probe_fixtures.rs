@@ -26,6 +26,22 @@ fn nic(fixture: &str, extra: &[&str]) -> Output {
         .expect("run linerate")
 }
 
+/// A writable copy of a fixture tree (kept while the returned directory lives), for tests
+/// that change files under a running `linerate`.
+fn copy_of(fixture: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(fixture)
+        .arg(dir.path())
+        .current_dir(data())
+        .status()
+        .expect("run cp");
+    assert!(status.success());
+    let tree = dir.path().join(fixture);
+    (dir, tree)
+}
+
 fn json(fixture: &str, extra: &[&str]) -> Value {
     let mut args = vec!["--json"];
     args.extend_from_slice(extra);
@@ -343,6 +359,20 @@ fn bad_input_fails_with_the_name_of_what_was_wrong() {
     let out = linerate(&["nic", "--role", "switch", "--findings"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown role `switch`"));
+
+    // Watch bounds that would watch nothing, or that mean nothing without --watch, are
+    // refused instead of silently ignored.
+    for (args, flag) in [
+        (&["nic", "--watch", "--count", "0"][..], "--count"),
+        (&["nic", "--watch", "--duration", "0s"], "--duration"),
+        (&["nic", "--count", "3"], "--watch"),
+        (&["nic", "--duration", "2s"], "--watch"),
+    ] {
+        let out = linerate(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(flag), "{args:?}: {err}");
+    }
 }
 
 #[test]
@@ -436,14 +466,7 @@ fn watch_bridges_a_32_bit_wrap_and_reports_a_vanished_interface() {
     use std::io::{BufRead, BufReader};
     use std::process::Stdio;
 
-    let dir = tempfile::tempdir().unwrap();
-    let status = Command::new("cp")
-        .args(["-a", "ixgbe", dir.path().to_str().unwrap()])
-        .current_dir(data())
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let t = dir.path().join("ixgbe");
+    let (_dir, t) = copy_of("ixgbe");
     let stats = t.join("sys/class/net/eth2/statistics");
     std::fs::write(stats.join("rx_packets"), "4294967000\n").unwrap();
     let ethtool_file = t.join("ethtool/eth2.json");
@@ -504,14 +527,7 @@ fn watch_bridges_a_32_bit_wrap_and_reports_a_vanished_interface() {
 
 #[test]
 fn a_narrow_bridge_above_the_card_is_the_ceiling() {
-    let dir = tempfile::tempdir().unwrap();
-    let status = Command::new("cp")
-        .args(["-a", "i40e", dir.path().to_str().unwrap()])
-        .current_dir(data())
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let t = dir.path().join("i40e");
+    let (_dir, t) = copy_of("i40e");
     let bridge = t.join("sys/devices/pci0000:3a/0000:3a:00.0");
     std::fs::write(bridge.join("current_link_speed"), "2.5 GT/s PCIe\n").unwrap();
     std::fs::write(bridge.join("current_link_width"), "1\n").unwrap();

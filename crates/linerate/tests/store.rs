@@ -488,3 +488,59 @@ fn import_reads_standard_input() {
     let shown = json(&ok(&db, &["show", "1", "--json"]));
     assert_eq!(shown["linerate"]["source_path"], "(stdin)");
 }
+
+#[test]
+fn reading_commands_never_create_a_database() {
+    let dir = tempfile::tempdir().unwrap();
+    // A mistyped --db: nothing may appear there, not even the directory.
+    let db = dir.path().join("typo/runs.db");
+    let listed = json(&ok(&db, &["history", "--json"]));
+    assert_eq!(listed["runs"].as_array().unwrap().len(), 0);
+    assert!(ok(&db, &["history"]).contains("No runs in"));
+    for args in [
+        &["show", "1"][..],
+        &["compare", "1", "2"],
+        &["report", "1", "-o", p(&dir.path().join("r.html"))],
+    ] {
+        let err = fails(&db, args);
+        assert!(err.contains("no results database at"), "{args:?}: {err}");
+        assert!(err.contains(p(&db)), "{err}");
+    }
+    // --last 0 asks for nothing: a usage error, not an empty answer.
+    for args in [
+        &["history", "--last", "0"][..],
+        &["report", "--last", "0", "-o", "x.html"],
+    ] {
+        let err = fails(&db, args);
+        assert!(err.contains("--last"), "{args:?}: {err}");
+    }
+    assert!(!dir.path().join("typo").exists());
+    assert!(!dir.path().join("r.html").exists());
+    // SQLite's own message is given once, not repeated by the error chain.
+    let err = fails(
+        Path::new("/proc/sys/lr-rb-no.db"),
+        &["import", p(&data("tcp.json"))],
+    );
+    assert_eq!(
+        err.matches("unable to open database file").count(),
+        1,
+        "{err}"
+    );
+}
+
+#[test]
+fn control_characters_from_an_imported_file_do_not_reach_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("runs.db");
+    let mut doc = json(&std::fs::read_to_string(data("tcp.json")).unwrap());
+    doc["start"]["connecting_to"]["host"] = "\u{1b}[31mpeer".into();
+    doc["start"]["version"] = "iperf 3.12\u{1b}[2J".into();
+    let file = dir.path().join("hostile.json");
+    std::fs::write(&file, doc.to_string()).unwrap();
+    ok(&db, &["import", p(&file)]);
+    for args in [&["history"][..], &["show", "1"]] {
+        let text = ok(&db, args);
+        assert!(!text.contains('\u{1b}'), "{args:?}: {text:?}");
+        assert!(text.contains("\\u{1b}[31mpeer"), "{args:?}: {text}");
+    }
+}

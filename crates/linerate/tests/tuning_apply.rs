@@ -1,89 +1,10 @@
 //! `linerate tune --apply / --dry-run / --rollback / --persist / --netns` run as a binary, for
 //! real, inside throw-away network namespaces (never on the host's own settings).
 
-use std::collections::BTreeMap;
-use std::os::unix::fs::MetadataExt as _;
-use std::process::{Command, Output};
+#[path = "tuning_support/common.rs"]
+mod common;
 
-/// A network namespace that is deleted on drop, even when the test fails.
-struct Netns(String);
-
-impl Netns {
-    fn new(tag: &str) -> Option<Netns> {
-        if std::fs::metadata("/proc/self").map_or(u32::MAX, |m| m.uid()) != 0 {
-            eprintln!("SKIP: not root, cannot create network namespaces");
-            return None;
-        }
-        let name = format!("lr-tu-{}-{tag}", std::process::id());
-        if !Command::new("ip")
-            .args(["netns", "add", &name])
-            .status()
-            .is_ok_and(|s| s.success())
-        {
-            eprintln!("SKIP: `ip netns add` does not work here");
-            return None;
-        }
-        Some(Netns(name))
-    }
-
-    /// Every net.* value in the namespace.
-    fn snapshot(&self) -> BTreeMap<String, String> {
-        let out = Command::new("ip")
-            .args([
-                "netns",
-                "exec",
-                &self.0,
-                "sysctl",
-                "-a",
-                "--pattern",
-                "^net\\.",
-            ])
-            .output();
-        let text = out
-            .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-            .unwrap_or_default();
-        let map: BTreeMap<String, String> = text
-            .lines()
-            .filter_map(|l| {
-                l.split_once(" = ").map(|(k, v)| {
-                    (
-                        k.to_string(),
-                        v.split_whitespace().collect::<Vec<_>>().join(" "),
-                    )
-                })
-            })
-            // Counters that move by themselves are not settings.
-            .filter(|(k, _)| !k.contains("stable_secret") && !k.ends_with("nf_conntrack_count"))
-            .collect();
-        assert!(
-            map.len() > 100,
-            "namespace snapshot too small: {}",
-            map.len()
-        );
-        map
-    }
-}
-
-impl Drop for Netns {
-    fn drop(&mut self) {
-        let _ = Command::new("ip").args(["netns", "del", &self.0]).status();
-    }
-}
-
-fn linerate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_linerate"))
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run linerate: {e}"))
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
+use common::{Netns, linerate, text};
 
 fn host(key: &str) -> String {
     std::fs::read_to_string(format!("/proc/sys/{}", key.replace('.', "/"))).unwrap_or_default()
@@ -100,7 +21,7 @@ fn apply_a_profile_in_a_namespace_then_roll_it_back() {
         host("net.core.netdev_max_backlog"),
     );
 
-    let dry = linerate(&[
+    let profile = [
         "tune",
         "--rate",
         "10G",
@@ -110,10 +31,10 @@ fn apply_a_profile_in_a_namespace_then_roll_it_back() {
         "6.18",
         "--netns",
         &ns.0,
-        "--dry-run",
         "--journal-dir",
         &jdir,
-    ]);
+    ];
+    let dry = linerate(&[&profile[..], &["--dry-run"]].concat());
     assert!(dry.status.success(), "{}", text(&dry));
     let t = text(&dry);
     assert!(t.contains("would change in network namespace"), "{t}");
@@ -130,20 +51,7 @@ fn apply_a_profile_in_a_namespace_then_roll_it_back() {
         "and writes no journal"
     );
 
-    let out = linerate(&[
-        "tune",
-        "--rate",
-        "10G",
-        "--rtt",
-        "80ms",
-        "--kernel",
-        "6.18",
-        "--netns",
-        &ns.0,
-        "--apply",
-        "--journal-dir",
-        &jdir,
-    ]);
+    let out = linerate(&[&profile[..], &["--apply"]].concat());
     let t = text(&out);
     assert!(out.status.success(), "{t}");
     for skipped in [
@@ -284,6 +192,13 @@ fn explicit_host_only_keys_and_wrong_namespaces_are_errors() {
         "{}",
         text(&missing)
     );
+    // The OS error is named once, not repeated by the error chain.
+    let gone = linerate(&["tune", "--rollback", "/nonexistent/lr-tu-journal.json"]);
+    assert_eq!(gone.status.code(), Some(2));
+    for out in [&missing, &gone] {
+        let t = text(out);
+        assert_eq!(t.matches("No such file or directory").count(), 1, "{t}");
+    }
 }
 
 #[test]

@@ -1,24 +1,12 @@
 //! `linerate audit` run as a binary: snapshots from Linux and FreeBSD, the live host, and the
 //! live settings of a throw-away network namespace.
 
-use std::os::unix::fs::MetadataExt as _;
-use std::path::PathBuf;
+#[path = "tuning_support/common.rs"]
+mod common;
+
 use std::process::{Command, Output};
 
-fn data(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/tuning")
-        .join(name)
-        .display()
-        .to_string()
-}
-
-fn linerate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_linerate"))
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run linerate: {e}"))
-}
+use common::{Netns, data, linerate};
 
 fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout)
@@ -72,7 +60,7 @@ fn a_default_linux_snapshot_is_clean_until_a_path_is_stated() {
             "missing {want:?} in {r:?}"
         );
     }
-    let out = linerate(&[
+    let router = [
         "audit",
         "--snapshot",
         &snap,
@@ -82,7 +70,8 @@ fn a_default_linux_snapshot_is_clean_until_a_path_is_stated() {
         "1ms",
         "--role",
         "router",
-    ]);
+    ];
+    let out = linerate(&router);
     let t = String::from_utf8_lossy(&out.stdout);
     assert!(t.contains("recommend] net.ipv4.ip_forward = 0"), "{t}");
     assert!(t.contains("fix: set 1"), "{t}");
@@ -91,19 +80,7 @@ fn a_default_linux_snapshot_is_clean_until_a_path_is_stated() {
         Some(0),
         "warnings do not fail by default"
     );
-    let out = linerate(&[
-        "audit",
-        "--snapshot",
-        &snap,
-        "--rate",
-        "10G",
-        "--rtt",
-        "1ms",
-        "--role",
-        "router",
-        "--fail-on",
-        "warning",
-    ]);
+    let out = linerate(&[&router[..], &["--fail-on", "warning"]].concat());
     assert_eq!(out.status.code(), Some(1));
 }
 
@@ -167,26 +144,10 @@ fn the_live_host_is_read_through_proc_sys() {
 
 #[test]
 fn the_live_settings_of_a_namespace_are_audited() {
-    if std::fs::metadata("/proc/self").map_or(u32::MAX, |m| m.uid()) != 0 {
-        eprintln!("SKIP: not root");
+    let Some(ns) = Netns::new("audit") else {
         return;
-    }
-    let name = format!("lr-tu-{}-audit", std::process::id());
-    if !Command::new("ip")
-        .args(["netns", "add", &name])
-        .status()
-        .is_ok_and(|s| s.success())
-    {
-        eprintln!("SKIP: `ip netns add` does not work here");
-        return;
-    }
-    struct Guard(String);
-    impl Drop for Guard {
-        fn drop(&mut self) {
-            let _ = Command::new("ip").args(["netns", "del", &self.0]).status();
-        }
-    }
-    let _guard = Guard(name.clone());
+    };
+    let name = ns.0.clone();
     let set = Command::new("ip")
         .args([
             "netns",

@@ -1,22 +1,12 @@
 //! `linerate lint` run as a binary: the seeds' own config blocks, bad input, exit codes, JSON.
 
+#[path = "tuning_support/common.rs"]
+mod common;
+
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn data(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/tuning")
-        .join(name)
-        .display()
-        .to_string()
-}
-
-fn linerate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_linerate"))
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run linerate: {e}"))
-}
+use common::{data, linerate};
 
 /// (rule, key, line, severity) of one finding.
 type Row = (String, String, Option<u64>, String);
@@ -154,9 +144,9 @@ fn seed002_loader_and_sysctl_lines_are_flagged() {
 }
 
 #[test]
-fn seed003_blocks_for_three_oses_are_flagged() {
-    // Seed 003's servers had 1 GB of RAM.
-    let (_, f, _) = lint_json(&[&data("seed003-linux-sysctl.conf"), "--ram", "1GiB"]);
+fn seed001_blocks_for_three_oses_are_flagged() {
+    // Seed 001's servers had 1 GB of RAM.
+    let (_, f, _) = lint_json(&[&data("seed001-linux-sysctl.conf"), "--ram", "1GiB"]);
     assert_has(
         &f,
         &[
@@ -167,9 +157,9 @@ fn seed003_blocks_for_three_oses_are_flagged() {
         ],
     );
     // On a 24 GB host the same tcp_mem is a third of what the kernel computes.
-    let (_, f, _) = lint_json(&[&data("seed003-linux-sysctl.conf"), "--ram", "24GiB"]);
+    let (_, f, _) = lint_json(&[&data("seed001-linux-sysctl.conf"), "--ram", "24GiB"]);
     assert_has(&f, &[("lowers-default", "net.ipv4.tcp_mem", 10)]);
-    let (_, f, _) = lint_json(&[&data("seed003-freebsd-sysctl.conf")]);
+    let (_, f, _) = lint_json(&[&data("seed001-freebsd-sysctl.conf")]);
     assert_has(
         &f,
         &[
@@ -177,7 +167,7 @@ fn seed003_blocks_for_three_oses_are_flagged() {
             ("redundant", "net.inet.tcp.rfc1323", 8),
         ],
     );
-    let (_, f, json) = lint_json(&[&data("seed003-windows.reg")]);
+    let (_, f, json) = lint_json(&[&data("seed001-windows.reg")]);
     assert_eq!(json["files"][0]["os"], "windows");
     assert_has(
         &f,
@@ -239,9 +229,9 @@ fn no_seed_key_is_unknown() {
         "seed000-suse-sysctl.conf",
         "seed002-loader.conf",
         "seed002-sysctl.conf",
-        "seed003-freebsd-sysctl.conf",
-        "seed003-linux-sysctl.conf",
-        "seed003-windows.reg",
+        "seed001-freebsd-sysctl.conf",
+        "seed001-linux-sysctl.conf",
+        "seed001-windows.reg",
         "seed004-loader.conf",
         "seed004-sysctl.conf",
     ] {
@@ -290,6 +280,8 @@ fn bad_input_gives_file_and_line_never_a_panic() {
     assert!(text.contains("did you mean net.ipv4.tcp_rmem?"), "{text}");
     assert!(text.contains("removed by linux 4.12"), "{text}");
     assert!(text.starts_with(&p), "grouped by file: {text}");
+    // A line that did not parse is shown as written, not as an empty `key = value`.
+    assert!(text.contains("  6: error[syntax] `=5`\n"), "{text}");
     // On a 4.11 kernel tcp_tw_recycle still exists.
     let (_, f, _) = lint_json(&[&p, "--kernel", "4.11"]);
     assert!(!has(&f, "removed-key", "net.ipv4.tcp_tw_recycle", 8));
@@ -367,7 +359,7 @@ fn help_texts() {
 
 #[test]
 fn regedit_utf16_exports_and_forced_os() {
-    let text = std::fs::read_to_string(data("seed003-windows.reg")).unwrap_or_default();
+    let text = std::fs::read_to_string(data("seed001-windows.reg")).unwrap_or_default();
     let mut bytes = vec![0xFF, 0xFE];
     for unit in text.encode_utf16() {
         bytes.extend_from_slice(&unit.to_le_bytes());
@@ -380,7 +372,7 @@ fn regedit_utf16_exports_and_forced_os() {
     // Linux keys linted as FreeBSD are named for what they are.
     let out = linerate(&[
         "lint",
-        &data("seed003-linux-sysctl.conf"),
+        &data("seed001-linux-sysctl.conf"),
         "--os",
         "freebsd",
     ]);
@@ -420,4 +412,20 @@ fn a_directory_stands_for_its_conf_files_in_order() {
     let empty = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let out = linerate(&["lint", &empty.path().display().to_string()]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn control_characters_in_a_file_are_shown_escaped_not_sent_to_the_terminal() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.path().join("hostile.conf");
+    std::fs::write(
+        &path,
+        "net.core.rmem_max = 1\x1b[2J\n\x1b]0;title\x07 junk\nnet.ipv4.tcp_sack\x1b[31m = 1\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = linerate(&["lint", "--os", "linux", &path.display().to_string()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text:?}");
+    assert!(text.contains("\\u{1b}[2J"), "{text}");
 }

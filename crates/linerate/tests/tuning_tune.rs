@@ -1,14 +1,12 @@
 //! `linerate tune` (generation) run as a binary: formats, formulas, JSON, and the
 //! self-consistency check that every generated file lints clean for the same inputs.
 
-use std::process::{Command, Output};
+#[path = "tuning_support/common.rs"]
+mod common;
 
-fn linerate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_linerate"))
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run linerate: {e}"))
-}
+use std::process::Output;
+
+use common::linerate;
 
 fn stdout(out: &Output) -> String {
     assert!(
@@ -248,6 +246,29 @@ fn bad_inputs_are_usage_errors() {
             "tune", "--rate", "10G", "--rtt", "80ms", "--os", "freebsd", "--apply",
         ],
         vec!["tune", "--set", "net.ipv4.tcp_mtu_probing"],
+        // Input that would smuggle a line into the drop-in or a command into rc.conf.
+        vec![
+            "tune",
+            "--persist",
+            "--sysctl-dir",
+            "/nonexistent/lr-tu",
+            "--set",
+            "net.ipv4.tcp_sack=1\nkernel.core_pattern=|/bin/true",
+        ],
+        vec!["tune", "--dry-run", "--set", "net.ipv4 .tcp_sack=1"],
+        vec![
+            "tune",
+            "--os",
+            "freebsd",
+            "--role",
+            "router",
+            "--rate",
+            "10G",
+            "--rtt",
+            "1ms",
+            "--iface",
+            "ix0\"; reboot; \"",
+        ],
     ] {
         let out = linerate(&args);
         assert_eq!(

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 
 use super::*;
-use crate::record::RunContext;
+use crate::record::{HostRef, Latency, LatencyBucket, RunContext, RunRecord};
 
 fn fixture(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -30,22 +30,22 @@ pub enum BackendError {
     #[error("{0}: read-only here")]
     ReadOnly(String),
     /// The kernel refused the value (EINVAL, ENOENT for an unknown congestion control, …).
-    #[error("{key}: the kernel refused `{value}`: {source}")]
+    #[error("{key}: the kernel refused `{value}`: {error}")]
     Rejected {
         /// Key.
         key: String,
         /// Value written.
         value: String,
         /// The OS error.
-        source: io::Error,
+        error: io::Error,
     },
     /// Reading failed.
-    #[error("{key}: cannot read: {source}")]
+    #[error("{key}: cannot read: {error}")]
     Read {
         /// Key.
         key: String,
         /// The OS error.
-        source: io::Error,
+        error: io::Error,
     },
 }
 
@@ -107,7 +107,7 @@ impl Backend for MemoryBackend {
             return Err(BackendError::Rejected {
                 key: key.to_string(),
                 value: value.to_string(),
-                source: io::Error::from_raw_os_error(libc_einval()),
+                error: io::Error::from_raw_os_error(libc_einval()),
             });
         }
         let stored = self.lie.remove(key).unwrap_or_else(|| normalize(value));
@@ -178,9 +178,9 @@ impl Backend for ProcSys {
         match fs::read_to_string(self.path(key)) {
             Ok(s) => Ok(normalize(&s)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Err(BackendError::Missing(key.into())),
-            Err(source) => Err(BackendError::Read {
+            Err(error) => Err(BackendError::Read {
                 key: key.into(),
-                source,
+                error,
             }),
         }
     }
@@ -196,20 +196,20 @@ impl Backend for ProcSys {
             Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
                 return Err(BackendError::ReadOnly(key.into()));
             }
-            Err(source) => {
+            Err(error) => {
                 return Err(BackendError::Rejected {
                     key: key.into(),
                     value: value.into(),
-                    source,
+                    error,
                 });
             }
         };
         // One write call: procfs parses the buffer of a single write.
         file.write_all(format!("{value}\n").as_bytes())
-            .map_err(|source| BackendError::Rejected {
+            .map_err(|error| BackendError::Rejected {
                 key: key.into(),
                 value: value.into(),
-                source,
+                error,
             })
     }
 

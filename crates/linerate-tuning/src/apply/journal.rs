@@ -74,9 +74,9 @@ impl Journal {
 
     /// Reads a journal file.
     pub fn load(path: &Path) -> Result<Journal, JournalError> {
-        let text = fs::read_to_string(path).map_err(|source| JournalError::Io {
+        let text = fs::read_to_string(path).map_err(|error| JournalError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         let j: Journal = serde_json::from_str(&text).map_err(|e| JournalError::Invalid {
             path: path.to_path_buf(),
@@ -97,9 +97,9 @@ impl Journal {
             path: path.to_path_buf(),
             message: e.to_string(),
         })?;
-        write_atomic(path, text.as_bytes()).map_err(|source| JournalError::Io {
+        write_atomic(path, text.as_bytes()).map_err(|error| JournalError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         })
     }
 }
@@ -113,9 +113,9 @@ pub fn now_unix() -> u64 {
 
 /// A new journal path in `dir` (created if needed): `apply-<unix seconds>-<pid>-<n>.json`.
 pub fn new_path(dir: &Path, created_unix: u64) -> Result<PathBuf, JournalError> {
-    fs::create_dir_all(dir).map_err(|source| JournalError::Io {
+    fs::create_dir_all(dir).map_err(|error| JournalError::Io {
         path: dir.to_path_buf(),
-        source,
+        error,
     })?;
     let pid = std::process::id();
     (0..1000)
@@ -123,15 +123,15 @@ pub fn new_path(dir: &Path, created_unix: u64) -> Result<PathBuf, JournalError> 
         .find(|p| !p.exists())
         .ok_or_else(|| JournalError::Io {
             path: dir.to_path_buf(),
-            source: io::Error::other("no free journal name"),
+            error: io::Error::other("no free journal name"),
         })
 }
 
 /// The newest journal in `dir` that has not been rolled back.
 pub fn latest(dir: &Path) -> Result<PathBuf, JournalError> {
-    let read = fs::read_dir(dir).map_err(|source| JournalError::Io {
+    let read = fs::read_dir(dir).map_err(|error| JournalError::Io {
         path: dir.to_path_buf(),
-        source,
+        error,
     })?;
     let mut best: Option<(u64, PathBuf)> = None;
     for entry in read.flatten() {
@@ -187,12 +187,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
     /// I/O on the file or directory.
-    #[error("journal {}: {source}", path.display())]
+    #[error("journal {}: {error}", path.display())]
     Io {
         /// The path.
         path: PathBuf,
         /// The OS error.
-        source: io::Error,
+        error: io::Error,
     },
     /// Not a journal.
     #[error("journal {}: not a linerate journal: {message}", path.display())]

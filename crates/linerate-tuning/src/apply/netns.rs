@@ -28,22 +28,22 @@ pub struct NetnsId {
 #[derive(Debug, thiserror::Error)]
 pub enum NetnsError {
     /// `/run/netns/NAME` cannot be opened.
-    #[error("network namespace `{name}` not found ({}): {source}", path.display())]
+    #[error("network namespace `{name}` not found ({}): {error}", path.display())]
     NotFound {
         /// Name.
         name: String,
         /// Path tried.
         path: PathBuf,
         /// The OS error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// setns(2) failed.
-    #[error("cannot enter network namespace `{name}`: {source}")]
+    #[error("cannot enter network namespace `{name}`: {error}")]
     Enter {
         /// Name.
         name: String,
         /// The error.
-        source: nix::Error,
+        error: nix::Error,
     },
     /// The name now points at another namespace.
     #[error(
@@ -70,10 +70,10 @@ fn ns_path(name: &str) -> Result<PathBuf, NetnsError> {
 
 fn open(name: &str) -> Result<(File, NetnsId), NetnsError> {
     let path = ns_path(name)?;
-    let not_found = |source| NetnsError::NotFound {
+    let not_found = |error| NetnsError::NotFound {
         name: name.to_string(),
         path: path.clone(),
-        source,
+        error,
     };
     let file = File::open(&path).map_err(not_found)?;
     let meta = file.metadata().map_err(not_found)?;
@@ -110,9 +110,9 @@ pub fn run_in<T: Send>(
     std::thread::scope(|scope| {
         scope
             .spawn(|| {
-                setns(&file, CloneFlags::CLONE_NEWNET).map_err(|source| NetnsError::Enter {
+                setns(&file, CloneFlags::CLONE_NEWNET).map_err(|error| NetnsError::Enter {
                     name: name.to_string(),
-                    source,
+                    error,
                 })?;
                 Ok(f(&id))
             })

@@ -58,7 +58,12 @@ fn linux(st: &State<'_>, out: &mut Vec<Finding>) {
         if min > def || def > max {
             out.push(about("inconsistent", Severity::Error, key, &eff,
                 format!("min {} ≤ default {} ≤ max {} does not hold; the kernel does not check the ordering", bytes(min), bytes(def), bytes(max)),
-                Fix::Set(format!("{} {} {}", min.min(def), def.clamp(min.min(def), max.max(def)), max.max(def))), knob));
+                {
+                    // The same three numbers in order: nothing invented, and the fix lints clean.
+                    let mut v = [min, def, max];
+                    v.sort_unstable();
+                    Fix::Set(format!("{} {} {}", v[0], v[1], v[2]))
+                }, knob));
             continue;
         }
         if def == max {

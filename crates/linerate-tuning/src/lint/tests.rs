@@ -148,3 +148,24 @@ mod never_panics {
         }
     }
 }
+
+#[test]
+fn misordered_buffer_triples_are_fixed_by_ordering_them() {
+    let mut ctx = Context::new(Os::Linux);
+    ctx.version = "6.18".parse().unwrap_or_else(|e| panic!("{e}"));
+    for (line, fix) in [
+        ("net.ipv4.tcp_rmem = 100 50 10", "10 50 100"),
+        (
+            "net.ipv4.tcp_wmem = 4096 200000 131072",
+            "4096 131072 200000",
+        ),
+    ] {
+        let parsed = parse("t.conf", line, Format::Sysctl);
+        let found = lint(&parsed.entries, &ctx, Mode::Files).unwrap_or_else(|e| panic!("{e}"));
+        let f = found
+            .iter()
+            .find(|f| f.rule == "inconsistent")
+            .unwrap_or_else(|| panic!("{line}: {found:?}"));
+        assert_eq!(f.fix, Fix::Set(fix.into()), "{line}");
+    }
+}

@@ -88,7 +88,8 @@ pub(crate) fn freebsd(p: &mut Profile) {
         for iface in &ifaces {
             p.set(
                 Target::RcConf,
-                &format!("ifconfig_{iface}"),
+                // rc.subr turns `.` and `-` into `_` in the variable name (ix0.100 → ifconfig_ix0_100).
+                &format!("ifconfig_{}", iface.replace(['.', '-'], "_")),
                 format!("up {flags}"),
                 Severity::Warning,
                 why.clone(),

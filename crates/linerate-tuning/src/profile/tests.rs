@@ -184,3 +184,26 @@ fn missing_inputs_are_errors() {
     c.rate = "0".parse().ok();
     assert!(matches!(generate(&c), Err(ProfileError::ZeroRate)));
 }
+
+#[test]
+fn interface_names_are_checked_and_vlans_named_as_rc_conf_wants() {
+    let mut c = ctx(Os::Freebsd, Role::Router, "10G", "1ms");
+    c.ifaces = vec!["ix0".into(), "ix1.100".into()];
+    let p = generate(&c).unwrap_or_else(|e| panic!("{e}"));
+    let keys: Vec<&str> = p.settings.iter().map(|s| s.key.as_str()).collect();
+    assert!(keys.contains(&"ifconfig_ix0"), "{keys:?}");
+    assert!(keys.contains(&"ifconfig_ix1_100"), "{keys:?}");
+    for bad in [
+        "ix0\"; reboot; \"",
+        "",
+        "0ix",
+        "a very long interface name",
+        "ix0\n",
+    ] {
+        c.ifaces = vec![bad.into()];
+        assert!(
+            matches!(generate(&c), Err(ProfileError::BadInterface(_))),
+            "{bad:?}"
+        );
+    }
+}

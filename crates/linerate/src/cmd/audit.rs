@@ -13,10 +13,10 @@ use std::process::ExitCode;
 use anyhow::{Context as _, bail};
 use linerate_tuning::apply::{self, ProcSys};
 use linerate_tuning::parse::{self, Format};
-use linerate_tuning::{Context, Finding, Os, Role, Version, audit};
-use linerate_units::{BitRate, ByteSize, Duration};
+use linerate_tuning::{Context, Finding, Os, Role, audit};
 
 use crate::cmd::lint::report::{self, FailOn, Summary};
+use crate::cmd::lint::target::TargetArgs;
 use crate::output;
 use host::HostFacts;
 
@@ -45,24 +45,8 @@ pub struct Args {
     /// Audit the settings inside this network namespace (Linux)
     #[arg(long, value_name = "NAME", conflicts_with = "snapshot")]
     pub netns: Option<String>,
-    /// Kernel/OS version whose defaults apply (default: the running kernel, or the catalogue's)
-    #[arg(long, value_name = "VERSION")]
-    pub kernel: Option<Version>,
-    /// RAM (default: this host's, when auditing it)
-    #[arg(long)]
-    pub ram: Option<ByteSize>,
-    /// CPU cores (default: this host's, when auditing it)
-    #[arg(long)]
-    pub cores: Option<u32>,
-    /// Role: host, router, firewall, web, vpn
-    #[arg(long)]
-    pub role: Option<Role>,
-    /// Path rate, e.g. 10G (with --rtt: recommendations and buffer checks)
-    #[arg(long)]
-    pub rate: Option<BitRate>,
-    /// Path round-trip time, e.g. 80ms
-    #[arg(long)]
-    pub rtt: Option<Duration>,
+    #[command(flatten)]
+    pub target: TargetArgs,
     /// Exit 1 when a finding is at or above: error, warning, info, never
     #[arg(long, default_value = "error", value_name = "SEVERITY")]
     pub fail_on: FailOn,
@@ -159,16 +143,18 @@ fn collect(args: &Args) -> anyhow::Result<(String, Context, Vec<Finding>)> {
     let mut findings = audit::audit(&entries, &ctx)?;
     // Hardware findings (linerate-probe) join the same list: a saved host snapshot, or this
     // host when its live settings are audited.
+    let live_host = args.snapshot.is_none() && args.netns.is_none();
     let host = match &args.host_snapshot {
         Some(path) => Some(linerate_probe::HostSnapshot::load(path)?),
-        None if args.snapshot.is_none() && args.netns.is_none() && !args.no_hardware => Some(
+        // --snapshot-out captures this host even when its hardware is not judged.
+        None if live_host && (!args.no_hardware || args.snapshot_out.is_some()) => Some(
             linerate_probe::HostSnapshot::capture(&linerate_probe::ProbeRoots::live()),
         ),
         None => None,
     };
     if let Some(host) = host {
         if let Some(path) = &args.snapshot_out {
-            host.save(path)?;
+            host.save(path).context("--snapshot-out")?;
         }
         if !args.no_hardware {
             let role = ctx.role.unwrap_or(Role::Host);
@@ -184,17 +170,9 @@ fn collect(args: &Args) -> anyhow::Result<(String, Context, Vec<Finding>)> {
 }
 
 fn context(args: &Args, os: Os, live: bool) -> Context {
-    let mut ctx = Context::new(os);
-    if let Some(v) = &args.kernel {
-        ctx.version = v.clone();
-    }
-    ctx.ram = args.ram;
-    ctx.cores = args.cores;
-    ctx.role = args.role;
-    ctx.rate = args.rate;
-    ctx.rtt = args.rtt;
+    let mut ctx = args.target.context(os);
     if live {
-        HostFacts::read().fill(&mut ctx, args.kernel.is_some());
+        HostFacts::read().fill(&mut ctx, args.target.kernel.is_some());
     }
     ctx
 }

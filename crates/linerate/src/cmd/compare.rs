@@ -36,7 +36,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let store = args.db.open()?;
+    let store = args.db.open_existing()?;
     let groups = match &args.experiment {
         Some(exp) => analysis::experiment_groups(&store, exp)?,
         None => analysis::load_groups(&store, &analysis::parse_groups(&args.runs)?)?,

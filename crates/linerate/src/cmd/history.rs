@@ -3,9 +3,11 @@
 pub mod db;
 mod table;
 
+use std::path::Path;
 use std::process::ExitCode;
 
-use linerate_store::RunFilter;
+use linerate_report::format;
+use linerate_store::{RunFilter, RunListing};
 
 use crate::output;
 
@@ -15,7 +17,8 @@ pub use db::DbArgs;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Only the N most recent runs
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     last: Option<usize>,
     /// Only runs of this mode (tcp, udp, rr, crr, pps, …)
     #[arg(long)]
@@ -37,25 +40,33 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let store = args.db.open()?;
+    // Listing never creates the database: a missing one has no runs.
+    let Some(store) = args.db.open_if_exists()? else {
+        let path = args.db.path()?;
+        return render(&args, &path, &[]);
+    };
     let filter = RunFilter {
         last: args.last,
-        mode: args.mode,
-        peer: args.peer,
-        experiment: args.experiment,
+        mode: args.mode.clone(),
+        peer: args.peer.clone(),
+        experiment: args.experiment.clone(),
     };
     let runs = store.list(&filter)?;
+    render(&args, store.path(), &runs)
+}
+
+fn render(args: &Args, db: &Path, runs: &[RunListing]) -> anyhow::Result<ExitCode> {
     if args.json {
-        output::print_json(&table::json(store.path(), &runs))?;
+        output::print_json(&table::json(db, runs))?;
     } else if args.csv {
-        output::print_text(&table::csv(&runs))?;
+        output::print_text(&table::csv(runs))?;
     } else if runs.is_empty() {
         output::print_text(&format!(
             "No runs in {} match. Runs land here from `linerate client` and `linerate import`.\n",
-            store.path().display()
+            db.display()
         ))?;
     } else {
-        output::print_text(&table::text(&runs))?;
+        output::print_text(&format::printable(&table::text(runs)))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -2,6 +2,7 @@
 //! dumps and Windows .reg exports against the knob catalogue and the stated target.
 
 pub mod report;
+pub mod target;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -10,11 +11,11 @@ use std::process::ExitCode;
 use anyhow::{Context as _, bail};
 use linerate_tuning::lint::{self, Mode};
 use linerate_tuning::parse::{self, Entry, Format};
-use linerate_tuning::{Context, Finding, Os, Role, Version};
-use linerate_units::{BitRate, ByteSize, Duration};
+use linerate_tuning::{Context, Finding, Os};
 
 use crate::output;
 use report::{FailOn, Summary};
+use target::TargetArgs;
 
 /// Arguments of `linerate lint`.
 #[derive(Debug, clap::Args)]
@@ -32,25 +33,8 @@ pub struct Args {
     /// File grammar: sysctl, loader, dump, reg, tuned (default: detected)
     #[arg(long)]
     pub format: Option<Format>,
-    /// Target kernel/OS version whose defaults apply (default: the catalogue's, Linux 6.18,
-    /// FreeBSD 14.0, OpenBSD 7.4, Windows 10.0)
-    #[arg(long, value_name = "VERSION")]
-    pub kernel: Option<Version>,
-    /// RAM of the target (checks page-unit knobs such as tcp_mem)
-    #[arg(long)]
-    pub ram: Option<ByteSize>,
-    /// CPU cores of the target
-    #[arg(long)]
-    pub cores: Option<u32>,
-    /// Role: host, router, firewall, web, vpn
-    #[arg(long)]
-    pub role: Option<Role>,
-    /// Path rate, e.g. 10G (with --rtt: buffers too small for the BDP)
-    #[arg(long)]
-    pub rate: Option<BitRate>,
-    /// Path round-trip time, e.g. 80ms
-    #[arg(long)]
-    pub rtt: Option<Duration>,
+    #[command(flatten)]
+    pub target: TargetArgs,
     /// Exit 1 when a finding is at or above: error, warning, info, never
     #[arg(long, default_value = "error", value_name = "SEVERITY")]
     pub fail_on: FailOn,
@@ -114,7 +98,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let mut contexts = Vec::new();
     for ((os, dump), entries) in &groups {
-        let ctx = context(&args, *os);
+        let ctx = args.target.context(*os);
         let mode = if *dump { Mode::Live } else { Mode::Files };
         findings.extend(lint::lint(entries, &ctx, mode)?);
         contexts.push(ctx);
@@ -162,17 +146,4 @@ fn expand(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
         out.extend(confs);
     }
     Ok(out)
-}
-
-fn context(args: &Args, os: Os) -> Context {
-    let mut ctx = Context::new(os);
-    if let Some(v) = &args.kernel {
-        ctx.version = v.clone();
-    }
-    ctx.ram = args.ram;
-    ctx.cores = args.cores;
-    ctx.role = args.role;
-    ctx.rate = args.rate;
-    ctx.rtt = args.rtt;
-    ctx
 }

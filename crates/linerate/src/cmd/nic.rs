@@ -35,7 +35,7 @@ pub struct Args {
     #[arg(long, conflicts_with = "watch")]
     pub findings: bool,
 
-    /// The host's role for --findings: host, router or firewall
+    /// The host's role for --findings: host, router, firewall, web, vpn
     #[arg(long, default_value = "host", value_parser = parse_role)]
     pub role: Role,
 
@@ -56,11 +56,12 @@ pub struct Args {
     pub interval: Duration,
 
     /// Stop --watch after N intervals
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", requires = "watch",
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub count: Option<u64>,
 
     /// Stop --watch after this long
-    #[arg(long, value_name = "DURATION")]
+    #[arg(long, value_name = "DURATION", requires = "watch")]
     pub duration: Option<Duration>,
 
     /// With --watch: one JSON object per interval per line (schema linerate.nic-watch/1)
@@ -113,6 +114,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.interval.as_secs_f64() <= 0.0 {
         bail!("--interval {}: must be greater than zero", args.interval);
     }
+    if let Some(d) = args.duration.filter(|d| d.as_secs_f64() <= 0.0) {
+        bail!("--duration {d}: must be greater than zero");
+    }
     let roots = args.roots()?;
     if args.watch {
         return watch::run(&args, roots);
@@ -122,9 +126,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => HostSnapshot::capture(&roots),
     };
     if let Some(path) = &args.snapshot_out {
-        snapshot
-            .save(path)
-            .with_context(|| format!("--snapshot-out {}", path.display()))?;
+        snapshot.save(path).context("--snapshot-out")?;
     }
     select(&mut snapshot, &args.interfaces)?;
     let findings = args.findings.then(|| {

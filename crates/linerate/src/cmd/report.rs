@@ -26,7 +26,8 @@ pub struct Args {
     #[arg(long, value_name = "ID", conflicts_with_all = ["runs", "last"])]
     experiment: Option<String>,
     /// Report on the N most recent runs
-    #[arg(long, value_name = "N", conflicts_with = "runs")]
+    #[arg(long, value_name = "N", conflicts_with = "runs",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     last: Option<usize>,
     /// The HTML file to write
     #[arg(short, long, value_name = "FILE")]
@@ -54,7 +55,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.output.is_none() && args.svg.is_none() && args.png.is_none() {
         anyhow::bail!("say where to write: -o report.html, --svg DIR or --png DIR");
     }
-    let store = args.db.open()?;
+    let store = args.db.open_existing()?;
     let (groups, title) = if let Some(exp) = &args.experiment {
         (
             analysis::experiment_groups(&store, exp)?,

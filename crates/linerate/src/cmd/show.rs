@@ -4,6 +4,7 @@ mod text;
 
 use std::process::ExitCode;
 
+use linerate_report::format;
 use linerate_store::RunId;
 
 use super::history::DbArgs;
@@ -24,12 +25,12 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let store = args.db.open()?;
+    let store = args.db.open_existing()?;
     let run = store.run(args.run)?;
     if args.json {
         output::print_json(&text::document(args.run, &run))?;
     } else {
-        output::print_text(&text::render(args.run, &run))?;
+        output::print_text(&format::printable(&text::render(args.run, &run)))?;
     }
     Ok(ExitCode::SUCCESS)
 }

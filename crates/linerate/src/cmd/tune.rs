@@ -163,7 +163,15 @@ fn parse_pairs(items: &[String]) -> anyhow::Result<Vec<(String, String)>> {
     items
         .iter()
         .map(|item| match item.split_once('=') {
-            Some((k, v)) if !k.trim().is_empty() && !v.trim().is_empty() => {
+            // A line break would add a line of its own to the persisted drop-in.
+            _ if item.chars().any(|c| c.is_control() && c != '\t') => {
+                bail!("--set {item:?}: control characters (line breaks) are not allowed")
+            }
+            Some((k, v))
+                if !k.trim().is_empty()
+                    && !k.trim().contains(char::is_whitespace)
+                    && !v.trim().is_empty() =>
+            {
                 Ok((k.trim().replace('/', "."), v.trim().to_string()))
             }
             _ => bail!("--set {item}: expected KEY=VALUE, e.g. --set net.ipv4.tcp_mtu_probing=1"),

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use linerate_store::Store;
 
 /// Where the results database is.
@@ -24,10 +24,34 @@ impl DbArgs {
         }
     }
 
-    /// Opens (creating and migrating if needed) the database.
+    /// Opens (creating and migrating if needed) the database: for commands that store runs.
     pub fn open(&self) -> anyhow::Result<Store> {
         let path = self.path()?;
         Store::open(&path).context("cannot open the results database")
+    }
+
+    /// Opens the database for a command that only reads runs (`show`, `compare`, `report`):
+    /// a missing file is an error and is not created, so a mistyped `--db` does not leave an
+    /// empty database (and its directories) behind.
+    pub fn open_existing(&self) -> anyhow::Result<Store> {
+        match self.open_if_exists()? {
+            Some(store) => Ok(store),
+            None => bail!(
+                "no results database at {}: runs are stored there by `linerate client` and `linerate import` (choose another with --db or LINERATE_DB)",
+                self.path()?.display()
+            ),
+        }
+    }
+
+    /// Opens the database if the file exists; `None` (nothing created) when it does not.
+    pub fn open_if_exists(&self) -> anyhow::Result<Option<Store>> {
+        let path = self.path()?;
+        if !path.exists() {
+            return Ok(None);
+        }
+        Store::open(&path)
+            .context("cannot open the results database")
+            .map(Some)
     }
 }
 

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::str::FromStr;
 
+use linerate_report::format;
 use linerate_tuning::{Finding, Severity};
 
 /// The severity at or above which the command exits 1.
@@ -104,13 +105,15 @@ pub fn render(findings: &[Finding], unlocated_title: &str) -> String {
             },
             None => String::new(),
         };
-        let value = f
-            .value
-            .as_deref()
-            .map(|v| format!(" = {v}"))
-            .unwrap_or_default();
-        let _ = writeln!(out, "  {at}{}[{}] {}{value}", f.severity, f.rule, f.key);
-        let _ = writeln!(out, "      {}", f.why);
+        // A syntax finding has no key: its value is the whole line, shown as written.
+        let value = match (f.key.is_empty(), f.value.as_deref()) {
+            (true, Some(line)) => format!("`{}`", format::printable(line)),
+            (false, Some(v)) => format!(" = {}", format::printable(v)),
+            (_, None) => String::new(),
+        };
+        let key = format::printable(&f.key);
+        let _ = writeln!(out, "  {at}{}[{}] {key}{value}", f.severity, f.rule);
+        let _ = writeln!(out, "      {}", format::printable(&f.why));
         let _ = writeln!(out, "      fix: {} (source: {})", f.fix, f.source);
     }
     let s = Summary::of(findings);

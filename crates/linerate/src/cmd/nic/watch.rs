@@ -33,26 +33,20 @@ pub fn run(args: &Args, roots: ProbeRoots) -> anyhow::Result<ExitCode> {
         }
     }
     let interval = args.interval.as_std();
-    let deadline = args.duration.map(|d| d.as_std());
     let screen = !args.json_stream && io::stdout().is_terminal();
     let sampler = Sampler::new(roots, args.interfaces.clone());
     let start = Instant::now();
+    let end = args.duration.map(|d| start + d.as_std());
     let mut prev = sampler.sample();
     let mut out = io::stdout().lock();
     let mut n: u64 = 0;
+    let mut due = start + interval;
     loop {
         if args.count.is_some_and(|c| n >= c) {
             break;
         }
-        let mut next = interval.saturating_mul(u32::try_from(n + 1).unwrap_or(u32::MAX));
-        if let Some(d) = deadline {
-            if interval.saturating_mul(u32::try_from(n).unwrap_or(u32::MAX)) >= d {
-                break;
-            }
-            next = next.min(d);
-        }
-        let wait = (start + next).saturating_duration_since(Instant::now());
-        std::thread::sleep(wait);
+        let at = end.map_or(due, |e| due.min(e));
+        std::thread::sleep(at.saturating_duration_since(Instant::now()));
         let cur = sampler.sample();
         let rates = watch::rates(&prev, &cur);
         n += 1;
@@ -75,8 +69,19 @@ pub fn run(args: &Args, roots: ProbeRoots) -> anyhow::Result<ExitCode> {
         }
         out.flush()?;
         prev = cur;
+        if end.is_some_and(|e| at >= e) {
+            break;
+        }
+        due = next_due(due, Instant::now(), interval);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// When the sample after the one `due` at should be taken, seen at `now`: one interval later,
+/// keeping the cadence; but after a stall (the process woke late) at least half an interval
+/// from now, so the next rates are not measured over a few microseconds.
+fn next_due(due: Instant, now: Instant, interval: std::time::Duration) -> Instant {
+    (due + interval).max(now + interval / 2)
 }
 
 /// `12`, `1.20k`, `3.45M`: short numbers for columns.
@@ -283,6 +288,19 @@ fn screen_frame(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_late_sample_does_not_make_the_next_interval_tiny() {
+        let t0 = Instant::now();
+        let second = std::time::Duration::from_secs(1);
+        // On time (or a little late): the cadence holds.
+        assert_eq!(next_due(t0, t0, second), t0 + second);
+        let a_little = std::time::Duration::from_millis(200);
+        assert_eq!(next_due(t0, t0 + a_little, second), t0 + second);
+        // A whole interval late: the next sample is half an interval away, not due at once.
+        let late = t0 + second + std::time::Duration::from_millis(10);
+        assert_eq!(next_due(t0, late, second), late + second / 2);
+    }
 
     #[test]
     fn compact_numbers() {
