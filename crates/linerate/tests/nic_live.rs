@@ -401,8 +401,11 @@ fn piped_watch_prints_one_line_per_interval() {
         assert!(l.starts_with('[') && l.contains(" lo: rx "), "{l}");
         assert!(l.contains("softnet drop"), "{l}");
     }
+    // --duration bounds the watch in time: 250 ms of 100 ms intervals is two full intervals
+    // and, unless a late wake-up on a loaded host pushes it past the end, a short third.
     let out = run(linerate().args(["nic", "--watch", "lo", "-i", "100ms", "--duration", "250ms"]));
-    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 3);
+    let n = String::from_utf8(out.stdout).unwrap().lines().count();
+    assert!((2..=3).contains(&n), "{n} lines");
     let out = linerate()
         .args(["nic", "--watch", "lr-nope0", "--count", "1"])
         .output()
