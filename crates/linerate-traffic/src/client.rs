@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::config::{
     ClientConfig, DEFAULT_TCP_LEN, DEFAULT_UDP_LEN, DEFAULT_UDP_RATE, Direction, MAX_TCP_LEN,
-    MAX_UDP_LEN, Protocol,
+    MAX_UDP_LEN, Mode, Protocol,
 };
 use crate::cpu::CpuSnapshot;
 use crate::error::{TrafficError, iperf_error_text};
@@ -30,23 +30,27 @@ const END_GRACE: Duration = Duration::from_secs(10);
 
 /// Builds the parameters the client sends.
 pub fn params_for(cfg: &ClientConfig) -> Result<TestParams, TrafficError> {
-    let len = match (cfg.len, cfg.protocol) {
+    let pps = cfg.mode == Mode::Pps;
+    // Packet-rate mode is UDP, 18-byte payloads (64-byte Ethernet frames), unpaced.
+    let protocol = if pps { Protocol::Udp } else { cfg.protocol };
+    let len = match (cfg.len, protocol) {
         (Some(l), _) => l.bytes(),
+        (None, Protocol::Udp) if pps => PPS_DEFAULT_LEN,
         (None, Protocol::Tcp) => DEFAULT_TCP_LEN,
         (None, Protocol::Udp) => DEFAULT_UDP_LEN,
     };
-    let max = match cfg.protocol {
+    let max = match protocol {
         Protocol::Tcp => MAX_TCP_LEN,
         Protocol::Udp => MAX_UDP_LEN,
     };
-    let min = match cfg.protocol {
+    let min = match protocol {
         Protocol::Tcp => 1,
         Protocol::Udp => crate::stream::udp_header::HEADER_LEN_64 as u64,
     };
     if !(min..=max).contains(&len) {
         return Err(TrafficError::BadParams(format!(
             "-l {len} is outside {min}..={max} bytes for {}",
-            cfg.protocol.iperf3_name()
+            protocol.iperf3_name()
         )));
     }
     if cfg.parallel == 0 || cfg.parallel > 128 {
@@ -55,13 +59,14 @@ pub fn params_for(cfg: &ClientConfig) -> Result<TestParams, TrafficError> {
             cfg.parallel
         )));
     }
-    let bandwidth = match (cfg.bitrate, cfg.protocol) {
+    let bandwidth = match (cfg.bitrate, protocol) {
         (Some(b), _) => b.bps(),
+        (None, Protocol::Udp) if pps => 0,
         (None, Protocol::Udp) => DEFAULT_UDP_RATE,
         (None, Protocol::Tcp) => 0,
     };
     Ok(TestParams {
-        protocol: cfg.protocol,
+        protocol,
         omit: cfg.omit.as_secs_f64(),
         time: cfg.duration.as_secs_f64(),
         bytes: cfg.bytes.map_or(0, |b| b.bytes()),
@@ -78,10 +83,20 @@ pub fn params_for(cfg: &ClientConfig) -> Result<TestParams, TrafficError> {
         tos: cfg.sock.tos,
         congestion: cfg.sock.congestion.clone(),
         get_server_output: cfg.get_server_output,
-        udp_counters_64bit: cfg.protocol == Protocol::Udp,
+        udp_counters_64bit: protocol == Protocol::Udp,
         client_version: Some(format!("linerate {}", crate::ENGINE_VERSION)),
         extension: Some(Extension::new(cfg.mode)),
     })
+}
+
+/// Datagrams in flight per stream: 18-byte payload default for packet-rate mode.
+pub const PPS_DEFAULT_LEN: u64 = 18;
+/// Datagrams per sendmmsg/recvmmsg call in packet-rate mode.
+pub const PPS_BATCH: usize = 64;
+
+/// Datagrams per system call for a mode.
+pub fn batch_for(mode: Mode) -> usize {
+    if mode == Mode::Pps { PPS_BATCH } else { 1 }
 }
 
 /// The directions of the streams the client opens, in the order it opens them.
@@ -227,6 +242,7 @@ pub fn run_client(
             rate_bps: params.bandwidth,
             pacing_timer: Duration::from_micros(params.pacing_timer),
             udp64: params.udp_counters_64bit,
+            batch: batch_for(cfg.mode),
         };
         streams.push(StreamHandle::new(spec, socket)?);
     }
@@ -381,6 +397,16 @@ pub fn run_client(
     })
 }
 
+/// A byte-bounded UDP receive that has been silent this long is over (datagrams were lost).
+const QUIET_END: Duration = Duration::from_millis(500);
+
+/// When received bytes last changed.
+#[derive(Default)]
+struct Quiet {
+    bytes: u64,
+    since: Option<Instant>,
+}
+
 struct Running<'a> {
     cfg: &'a ClientConfig,
     params: &'a TestParams,
@@ -418,6 +444,7 @@ impl Running<'_> {
             Some(t0 + interval)
         };
         let budget = self.params.byte_budget().unwrap_or(u64::MAX);
+        let mut quiet = Quiet::default();
         loop {
             let now = Instant::now();
             if self.interrupt.load(Ordering::Relaxed) {
@@ -434,7 +461,7 @@ impl Running<'_> {
             if now >= deadline {
                 return Ok(());
             }
-            if count && !sampler.in_omit() && self.count_done(streams, budget) {
+            if count && !sampler.in_omit() && self.count_done(streams, budget, &mut quiet) {
                 return Ok(());
             }
             if let Some(t) = next_tick
@@ -492,8 +519,9 @@ impl Running<'_> {
         }
     }
 
-    /// With `-n`/`-k`: senders have spent their budget and receivers got theirs.
-    fn count_done(&self, streams: &[StreamHandle], budget: u64) -> bool {
+    /// With `-n`/`-k`: senders have spent their budget and receivers got theirs (or, over
+    /// UDP where datagrams may be lost, nothing has arrived for [`QUIET_END`]).
+    fn count_done(&self, streams: &[StreamHandle], budget: u64, quiet: &mut Quiet) -> bool {
         let senders_done = streams
             .iter()
             .filter(|h| h.spec.direction == Direction::Send)
@@ -506,8 +534,19 @@ impl Running<'_> {
         let any_receiver = streams
             .iter()
             .any(|h| h.spec.direction == Direction::Receive);
+        let now = Instant::now();
+        if received != quiet.bytes || quiet.since.is_none() {
+            quiet.bytes = received;
+            quiet.since = Some(now);
+        }
+        let silent = self.params.protocol == Protocol::Udp
+            && received > 0
+            && quiet
+                .since
+                .is_some_and(|t| now.duration_since(t) >= QUIET_END);
         let receivers_done = !any_receiver
             || received >= budget
+            || silent
             || streams
                 .iter()
                 .filter(|h| h.spec.direction == Direction::Receive)

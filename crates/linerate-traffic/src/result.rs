@@ -392,3 +392,113 @@ pub fn percent(part: u64, whole: u64) -> f64 {
         part as f64 * 100.0 / whole as f64
     }
 }
+
+/// Packet counts and rates of one UDP direction, with the frame-size-aware bit rates.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PacketRates {
+    /// Datagrams sent.
+    pub sent_packets: u64,
+    /// Datagrams received (once each).
+    pub received_packets: u64,
+    /// Datagrams lost.
+    pub lost_packets: u64,
+    /// Send rate, packets/s.
+    pub sent_pps: f64,
+    /// Receive rate, packets/s.
+    pub received_pps: f64,
+    /// Ethernet frame size on the wire (header and FCS, at least 64 bytes).
+    pub frame_bytes: u64,
+    /// Received rate at layer 2 (frames incl. header and FCS).
+    pub l2_bits_per_second: f64,
+    /// Received rate at layer 1 (plus preamble and inter-frame gap, 20 bytes).
+    pub l1_bits_per_second: f64,
+}
+
+/// Ethernet frame bytes carrying a UDP payload of `payload` bytes.
+pub fn ethernet_frame_bytes(payload: u64, ipv6: bool) -> u64 {
+    let ip = if ipv6 { 40 } else { 20 };
+    (payload + 8 + ip + 18).max(64)
+}
+
+impl DirectionSum {
+    /// Packet rates when the direction is UDP.
+    pub fn packet_rates(&self, payload: u64, ipv6: bool) -> Option<PacketRates> {
+        let u = self.udp.as_ref()?;
+        let received = u.packets.saturating_sub(u.lost);
+        let rate = |n: u64, secs: f64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
+        let frame = ethernet_frame_bytes(payload, ipv6);
+        let received_pps = rate(received, self.receiver.seconds);
+        Some(PacketRates {
+            sent_packets: u.sent_packets,
+            received_packets: received,
+            lost_packets: u.lost,
+            sent_pps: rate(u.sent_packets, self.sender.seconds),
+            received_pps,
+            frame_bytes: frame,
+            l2_bits_per_second: received_pps * frame as f64 * 8.0,
+            l1_bits_per_second: received_pps * (frame + 20) as f64 * 8.0,
+        })
+    }
+}
+
+impl RunResult {
+    /// Whether the data path was IPv6 (not IPv4-mapped).
+    pub fn ipv6(&self) -> bool {
+        self.start
+            .peer
+            .addr
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| match ip {
+                std::net::IpAddr::V6(v6) => v6.to_ipv4_mapped().is_none(),
+                std::net::IpAddr::V4(_) => false,
+            })
+    }
+
+    /// Packet rates per direction (client's view), for UDP tests.
+    pub fn packet_rates(&self) -> Vec<(Direction, PacketRates)> {
+        self.end
+            .directions()
+            .into_iter()
+            .filter_map(|d| {
+                self.end
+                    .sum(d)
+                    .packet_rates(self.start.blksize, self.ipv6())
+                    .map(|r| (d, r))
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_sizes_follow_ethernet() {
+        assert_eq!(ethernet_frame_bytes(18, false), 64);
+        assert_eq!(ethernet_frame_bytes(1, false), 64);
+        assert_eq!(ethernet_frame_bytes(1472, false), 1518);
+        assert_eq!(ethernet_frame_bytes(18, true), 84);
+    }
+
+    #[test]
+    fn packet_rates_count_received_once() {
+        let d = DirectionSum {
+            streams: 1,
+            sender: SideTotals::new(18_000, 1.0),
+            receiver: SideTotals::new(17_100, 2.0),
+            udp: Some(UdpTotals {
+                sent_packets: 1000,
+                packets: 1000,
+                lost: 50,
+                ..UdpTotals::default()
+            }),
+        };
+        let r = d.packet_rates(18, false).unwrap();
+        assert_eq!(r.received_packets, 950);
+        assert_eq!(r.sent_pps, 1000.0);
+        assert_eq!(r.received_pps, 475.0);
+        assert_eq!(r.l2_bits_per_second, 475.0 * 64.0 * 8.0);
+        assert_eq!(r.l1_bits_per_second, 475.0 * 84.0 * 8.0);
+    }
+}

@@ -4,6 +4,7 @@
 
 pub mod budget;
 pub mod counters;
+pub mod mmsg;
 pub mod pacing;
 pub mod tcp;
 pub mod udp;
@@ -48,6 +49,8 @@ pub struct StreamSpec {
     pub pacing_timer: Duration,
     /// UDP sequence numbers are 64-bit.
     pub udp64: bool,
+    /// Datagrams per sendmmsg/recvmmsg call (1: one per call, as iperf3).
+    pub batch: usize,
 }
 
 /// A connected data socket.
@@ -192,6 +195,12 @@ fn run_stream(
         }
         (DataSocket::Tcp(s), Direction::Receive) => {
             DataSocket::Tcp(tcp::receive(&spec, s, &counters, &stop))
+        }
+        (DataSocket::Udp(s), Direction::Send) if spec.batch > 1 => DataSocket::Udp(
+            udp::send_batched(&spec, s, &counters, &stop, budget.as_deref()),
+        ),
+        (DataSocket::Udp(s), Direction::Receive) if spec.batch > 1 => {
+            DataSocket::Udp(udp::receive_batched(&spec, s, &counters, &stop))
         }
         (DataSocket::Udp(s), Direction::Send) => {
             DataSocket::Udp(udp::send(&spec, s, &counters, &stop, budget.as_deref()))

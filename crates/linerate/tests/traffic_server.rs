@@ -253,3 +253,28 @@ fn a_mode_the_server_lacks_is_refused_before_any_traffic() {
     );
     assert!(!server.log().contains("test started"), "{}", server.log());
 }
+
+#[test]
+fn packet_rate_mode_end_to_end() {
+    let server = linerate_server(&[]);
+    let v = linerate_client_json(server.port, &["--mode", "pps", "-t", "1", "-P", "2"]);
+    assert_eq!(v["linerate"]["mode"], "pps");
+    assert_eq!(v["start"]["test_start"]["blksize"], 18);
+    assert_eq!(v["start"]["test_start"]["protocol"], "UDP");
+    let sent = f64_at(&v, "linerate.sent_pps");
+    let received = f64_at(&v, "linerate.received_pps");
+    assert!(sent > 10_000.0, "sent {sent} pps");
+    assert!(
+        received > 1_000.0 && received <= sent * 1.05,
+        "received {received} of {sent} pps"
+    );
+    assert!(v["linerate"]["lost_packets"].is_u64());
+    let rates = &v["linerate"]["packet_rates"][0]["rates"];
+    assert_eq!(rates["frame_bytes"], 64);
+    // A block count bounds the datagrams exactly.
+    let v = linerate_client_json(server.port, &["--mode", "pps", "-k", "1000", "-R"]);
+    let rates = &v["linerate"]["packet_rates"][0]["rates"];
+    assert_eq!(rates["sent_packets"], 1000, "{rates}");
+    let got = f64_at(rates, "received_packets") + f64_at(rates, "lost_packets");
+    assert!(got <= 1000.0, "{rates}");
+}

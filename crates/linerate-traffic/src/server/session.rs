@@ -75,7 +75,16 @@ struct Refusal(i32, String);
 fn check(sh: &Shared, p: &TestParams) -> Result<(), Refusal> {
     let cfg = &sh.cfg;
     if let Some(ext) = &p.extension
-        && ext.mode != Mode::Stream
+        && ext.mode == Mode::Pps
+        && p.protocol != Protocol::Udp
+    {
+        return Err(Refusal(
+            ierr::UNIMPLEMENTED,
+            "--mode pps runs over UDP only".to_owned(),
+        ));
+    }
+    if let Some(ext) = &p.extension
+        && !matches!(ext.mode, Mode::Stream | Mode::Pps)
     {
         return Err(Refusal(
             ierr::UNIMPLEMENTED,
@@ -363,6 +372,9 @@ fn create_streams(
                     rate_bps: p.bandwidth,
                     pacing_timer: Duration::from_micros(p.pacing_timer),
                     udp64: p.udp_counters_64bit,
+                    batch: crate::client::batch_for(
+                        p.extension.as_ref().map_or(Mode::Stream, |e| e.mode),
+                    ),
                 },
                 s,
             )

@@ -250,6 +250,27 @@ impl Renderer {
                 }
             }
         }
+        if r.start.mode == linerate_traffic::config::Mode::Pps {
+            for (d, p) in r.packet_rates() {
+                let _ = writeln!(
+                    t,
+                    "Packets{}: sent {} ({}), received {} ({}), lost {} ({}); {}-byte frames: L2 {}, L1 {}",
+                    tag(self.bidir, d),
+                    p.sent_packets,
+                    pps(p.sent_pps),
+                    p.received_packets,
+                    pps(p.received_pps),
+                    p.lost_packets,
+                    pct(
+                        p.lost_packets,
+                        p.sent_packets.max(p.received_packets + p.lost_packets)
+                    ),
+                    p.frame_bytes,
+                    rate(p.l2_bits_per_second),
+                    rate(p.l1_bits_per_second),
+                );
+            }
+        }
         let (lc, rc) = (&e.cpu_local, &e.cpu_remote);
         let _ = writeln!(
             t,
@@ -266,6 +287,10 @@ impl Renderer {
         t.push_str("\nlinerate Done.\n");
         t
     }
+}
+
+fn pps(x: f64) -> String {
+    format!("{:.2}", linerate_units::PacketRate::from_pps(x))
 }
 
 fn pct(part: u64, whole: u64) -> String {
