@@ -59,6 +59,20 @@ pub fn params_for(cfg: &ClientConfig) -> Result<TestParams, TrafficError> {
             cfg.parallel
         )));
     }
+    if cfg.mode == Mode::Rr && protocol != Protocol::Tcp {
+        return Err(TrafficError::BadParams(
+            "--mode rr runs over TCP (UDP request/response is not built yet)".to_owned(),
+        ));
+    }
+    let mut extension = Extension::new(cfg.mode);
+    if cfg.mode == Mode::Rr {
+        let (req, resp) = cfg.rr_size.unwrap_or((1, 1));
+        extension.rr_request = Some(req);
+        extension.rr_response = Some(resp);
+        extension
+            .rr_sizes()
+            .map_err(|e| TrafficError::BadParams(format!("--rr-size: {e}")))?;
+    }
     let bandwidth = match (cfg.bitrate, protocol) {
         (Some(b), _) => b.bps(),
         (None, Protocol::Udp) if pps => 0,
@@ -85,7 +99,7 @@ pub fn params_for(cfg: &ClientConfig) -> Result<TestParams, TrafficError> {
         get_server_output: cfg.get_server_output,
         udp_counters_64bit: protocol == Protocol::Udp,
         client_version: Some(format!("linerate {}", crate::ENGINE_VERSION)),
-        extension: Some(Extension::new(cfg.mode)),
+        extension: Some(extension),
     })
 }
 
@@ -243,6 +257,11 @@ pub fn run_client(
             pacing_timer: Duration::from_micros(params.pacing_timer),
             udp64: params.udp_counters_64bit,
             batch: batch_for(cfg.mode),
+            rr: params
+                .extension
+                .as_ref()
+                .filter(|e| e.mode == Mode::Rr)
+                .and_then(|e| e.rr_sizes().ok()),
         };
         streams.push(StreamHandle::new(spec, socket)?);
     }
@@ -380,7 +399,7 @@ pub fn run_client(
     for h in &mut streams {
         h.join();
     }
-    let end = assemble::end_info(
+    let mut end = assemble::end_info(
         &streams,
         &sampler,
         &totals,
@@ -389,6 +408,7 @@ pub fn run_client(
         congestion_local,
         &peer,
     );
+    end.latency = assemble::latency(&streams, &totals, secs);
     Ok(RunResult {
         schema: crate::result::SCHEMA.to_owned(),
         start,

@@ -157,6 +157,9 @@ pub struct StreamInterval {
     pub tcp: Option<TcpSample>,
     /// UDP details.
     pub udp: Option<UdpSample>,
+    /// Request/response transactions in the interval.
+    #[serde(default)]
+    pub transactions: Option<u64>,
 }
 
 /// One reporting interval.
@@ -316,6 +319,64 @@ pub struct EndInfo {
     pub server_output_text: Option<String>,
     /// The server's JSON output, when asked.
     pub server_output_json: Option<Value>,
+    /// Request/response latency (`--mode rr`).
+    #[serde(default)]
+    pub latency: Option<Latency>,
+}
+
+/// Transactions and their latency distribution.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Latency {
+    /// Transactions completed (after the omitted period).
+    pub transactions: u64,
+    /// Transactions per second.
+    pub transactions_per_second: f64,
+    /// Fastest, µs.
+    pub min_us: f64,
+    /// Mean, µs.
+    pub mean_us: f64,
+    /// Median, µs.
+    pub p50_us: f64,
+    /// 90th percentile, µs.
+    pub p90_us: f64,
+    /// 99th percentile, µs.
+    pub p99_us: f64,
+    /// 99.9th percentile, µs.
+    pub p999_us: f64,
+    /// Slowest, µs.
+    pub max_us: f64,
+    /// The histogram: (upper bound µs, count) per non-empty bucket.
+    pub histogram: Vec<(f64, u64)>,
+}
+
+impl Latency {
+    /// Percentiles of a histogram of nanoseconds.
+    pub fn from_histogram(
+        h: &hdrhistogram::Histogram<u64>,
+        transactions: u64,
+        secs: f64,
+    ) -> Latency {
+        let us = |ns: u64| ns as f64 / 1000.0;
+        Latency {
+            transactions,
+            transactions_per_second: if secs > 0.0 {
+                transactions as f64 / secs
+            } else {
+                0.0
+            },
+            min_us: us(h.min()),
+            mean_us: h.mean() / 1000.0,
+            p50_us: us(h.value_at_quantile(0.50)),
+            p90_us: us(h.value_at_quantile(0.90)),
+            p99_us: us(h.value_at_quantile(0.99)),
+            p999_us: us(h.value_at_quantile(0.999)),
+            max_us: us(h.max()),
+            histogram: h
+                .iter_recorded()
+                .map(|v| (us(v.value_iterated_to()), v.count_at_value()))
+                .collect(),
+        }
+    }
 }
 
 /// Totals of all streams going one way.
@@ -472,6 +533,26 @@ impl RunResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn latency_percentiles_of_known_values() {
+        let mut h = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).unwrap();
+        // 1..=1000 µs, once each.
+        for us in 1..=1000u64 {
+            h.record(us * 1000).unwrap();
+        }
+        let l = Latency::from_histogram(&h, 1000, 2.0);
+        assert_eq!(l.transactions_per_second, 500.0);
+        let close = |a: f64, b: f64| (a - b).abs() <= b * 0.001 + 0.001;
+        assert!(close(l.p50_us, 500.0), "{}", l.p50_us);
+        assert!(close(l.p90_us, 900.0), "{}", l.p90_us);
+        assert!(close(l.p99_us, 990.0), "{}", l.p99_us);
+        assert!(close(l.p999_us, 999.0), "{}", l.p999_us);
+        assert!(close(l.max_us, 1000.0), "{}", l.max_us);
+        assert!(close(l.min_us, 1.0), "{}", l.min_us);
+        assert!(close(l.mean_us, 500.5), "{}", l.mean_us);
+        assert_eq!(l.histogram.iter().map(|(_, c)| c).sum::<u64>(), 1000);
+    }
 
     #[test]
     fn frame_sizes_follow_ethernet() {

@@ -148,6 +148,7 @@ impl Sampler {
                 },
                 tcp,
                 udp,
+                transactions: h.spec.rr.is_some().then_some(d.packets),
             });
         }
         self.last = now;

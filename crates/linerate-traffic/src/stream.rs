@@ -6,6 +6,7 @@ pub mod budget;
 pub mod counters;
 pub mod mmsg;
 pub mod pacing;
+pub mod rr;
 pub mod tcp;
 pub mod udp;
 pub mod udp_header;
@@ -51,6 +52,8 @@ pub struct StreamSpec {
     pub udp64: bool,
     /// Datagrams per sendmmsg/recvmmsg call (1: one per call, as iperf3).
     pub batch: usize,
+    /// Request/response mode: (request, response) sizes. The sending side requests.
+    pub rr: Option<(usize, usize)>,
 }
 
 /// A connected data socket.
@@ -93,8 +96,10 @@ pub struct StreamHandle {
     pub local: Option<SocketAddr>,
     /// Peer address.
     pub remote: Option<SocketAddr>,
+    /// Transaction latencies (ns) of a request/response client stream, after `join`.
+    pub latency: Option<hdrhistogram::Histogram<u64>>,
     stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<DataSocket>>,
+    thread: Option<JoinHandle<(DataSocket, Option<hdrhistogram::Histogram<u64>>)>>,
     socket: Option<DataSocket>,
 }
 
@@ -115,6 +120,7 @@ impl StreamHandle {
             spec,
             counters: Arc::new(StreamCounters::default()),
             info_fd,
+            latency: None,
             stop: Arc::new(AtomicBool::new(false)),
             thread: None,
             socket: Some(socket),
@@ -148,9 +154,10 @@ impl StreamHandle {
     pub fn join(&mut self) {
         self.stop();
         if let Some(t) = self.thread.take()
-            && let Ok(sock) = t.join()
+            && let Ok((sock, hist)) = t.join()
         {
             self.socket = Some(sock);
+            self.latency = hist;
         }
     }
 
@@ -188,8 +195,17 @@ fn run_stream(
     counters: Arc<StreamCounters>,
     stop: Arc<AtomicBool>,
     budget: Option<Arc<Budget>>,
-) -> DataSocket {
+) -> (DataSocket, Option<hdrhistogram::Histogram<u64>>) {
+    let mut hist = None;
     let socket = match (socket, spec.direction) {
+        (DataSocket::Tcp(s), Direction::Send) if spec.rr.is_some() => {
+            let (s, h) = rr::request(&spec, s, &counters, &stop);
+            hist = h;
+            DataSocket::Tcp(s)
+        }
+        (DataSocket::Tcp(s), Direction::Receive) if spec.rr.is_some() => {
+            DataSocket::Tcp(rr::respond(&spec, s, &counters, &stop))
+        }
         (DataSocket::Tcp(s), Direction::Send) => {
             DataSocket::Tcp(tcp::send(&spec, s, &counters, &stop, budget.as_deref()))
         }
@@ -210,7 +226,7 @@ fn run_stream(
         }
     };
     counters.finished.store(true, Ordering::Relaxed);
-    socket
+    (socket, hist)
 }
 
 /// Whether an I/O error only means "nothing yet, look at the stop flag".

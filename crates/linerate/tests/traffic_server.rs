@@ -278,3 +278,59 @@ fn packet_rate_mode_end_to_end() {
     let got = f64_at(rates, "received_packets") + f64_at(rates, "lost_packets");
     assert!(got <= 1000.0, "{rates}");
 }
+
+#[test]
+fn request_response_mode_end_to_end() {
+    let server = linerate_server(&[]);
+    let v = linerate_client_json(
+        server.port,
+        &[
+            "--mode",
+            "rr",
+            "--rr-size",
+            "100/2000",
+            "-t",
+            "1",
+            "-i",
+            "0.5",
+        ],
+    );
+    let rr = &v["linerate"]["rr"];
+    let n = f64_at(rr, "transactions");
+    assert!(n > 100.0, "{rr}");
+    // Every transaction moved 100 + 2000 bytes.
+    assert_eq!(f64_at(&v, "end.sum_sent.bytes"), n * 2100.0);
+    let (p50, p99, max) = (
+        f64_at(rr, "p50_us"),
+        f64_at(rr, "p99_us"),
+        f64_at(rr, "max_us"),
+    );
+    assert!(0.0 < p50 && p50 <= p99 && p99 <= max, "{rr}");
+    let counted: u64 = rr["histogram"]
+        .as_array()
+        .expect("histogram")
+        .iter()
+        .map(|b| b[1].as_u64().expect("count"))
+        .sum();
+    assert_eq!(counted as f64, n);
+    assert!(
+        v["intervals"][0]["streams"][0]["transactions"]
+            .as_u64()
+            .is_some_and(|t| t > 0)
+    );
+    // Over UDP it is refused clearly (not built yet).
+    let out = run_bounded(
+        Command::new(linerate_bin()).args([
+            "client",
+            "127.0.0.1",
+            "-p",
+            &server.port.to_string(),
+            "--mode",
+            "rr",
+            "-u",
+        ]),
+        Duration::from_secs(10),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--mode rr runs over TCP"));
+}

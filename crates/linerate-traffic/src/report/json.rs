@@ -82,6 +82,9 @@ fn interval_stream(iv: &Interval, s: &StreamInterval) -> Value {
         v["rttvar"] = json!(t.rttvar_us);
         v["pmtu"] = json!(t.pmtu);
     }
+    if let Some(t) = s.transactions {
+        v["transactions"] = json!(t);
+    }
     if let Some(u) = s.udp {
         v["packets"] = json!(u.packets);
         if !sender {
@@ -280,6 +283,9 @@ pub fn iperf3_json(r: &RunResult) -> Value {
             })).collect::<Vec<_>>(),
         },
     });
+    if let Some(l) = &r.end.latency {
+        out["linerate"]["rr"] = json!(l);
+    }
     let rates = r.packet_rates();
     if let Some((_, first)) = rates.first() {
         // The first direction's figures at the top (as issue readers expect), all of them

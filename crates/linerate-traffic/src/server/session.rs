@@ -84,7 +84,18 @@ fn check(sh: &Shared, p: &TestParams) -> Result<(), Refusal> {
         ));
     }
     if let Some(ext) = &p.extension
-        && !matches!(ext.mode, Mode::Stream | Mode::Pps)
+        && ext.mode == Mode::Rr
+    {
+        if p.protocol != Protocol::Tcp {
+            return Err(Refusal(
+                ierr::UNIMPLEMENTED,
+                "--mode rr runs over TCP on this server".to_owned(),
+            ));
+        }
+        ext.rr_sizes().map_err(|e| Refusal(ierr::BLOCK_SIZE, e))?;
+    }
+    if let Some(ext) = &p.extension
+        && !matches!(ext.mode, Mode::Stream | Mode::Pps | Mode::Rr)
     {
         return Err(Refusal(
             ierr::UNIMPLEMENTED,
@@ -375,6 +386,11 @@ fn create_streams(
                     batch: crate::client::batch_for(
                         p.extension.as_ref().map_or(Mode::Stream, |e| e.mode),
                     ),
+                    rr: p
+                        .extension
+                        .as_ref()
+                        .filter(|e| e.mode == Mode::Rr)
+                        .and_then(|e| e.rr_sizes().ok()),
                 },
                 s,
             )

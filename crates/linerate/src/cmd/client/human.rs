@@ -127,6 +127,11 @@ impl Renderer {
                     bytes(s.bytes),
                     rate(s.bits_per_second)
                 );
+                if let Some(n) = s.transactions {
+                    let secs = iv.seconds();
+                    let tps = if secs > 0.0 { n as f64 / secs } else { 0.0 };
+                    let _ = write!(line, "  {tps:>10.0} trans/s");
+                }
                 if let Some(tcp) = s.tcp {
                     let _ = write!(
                         line,
@@ -270,6 +275,21 @@ impl Renderer {
                     rate(p.l1_bits_per_second),
                 );
             }
+        }
+        if let Some(l) = &e.latency {
+            let _ = writeln!(
+                t,
+                "Transactions: {} ({:.1}/s); latency µs: min {:.1}, p50 {:.1}, p90 {:.1}, p99 {:.1}, p99.9 {:.1}, max {:.1}, mean {:.1}",
+                l.transactions,
+                l.transactions_per_second,
+                l.min_us,
+                l.p50_us,
+                l.p90_us,
+                l.p99_us,
+                l.p999_us,
+                l.max_us,
+                l.mean_us
+            );
         }
         let (lc, rc) = (&e.cpu_local, &e.cpu_remote);
         let _ = writeln!(
