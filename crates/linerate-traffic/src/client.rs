@@ -59,13 +59,15 @@ pub fn params_for(cfg: &ClientConfig) -> Result<TestParams, TrafficError> {
             cfg.parallel
         )));
     }
-    if cfg.mode == Mode::Rr && protocol != Protocol::Tcp {
-        return Err(TrafficError::BadParams(
-            "--mode rr runs over TCP (UDP request/response is not built yet)".to_owned(),
-        ));
+    let rr = matches!(cfg.mode, Mode::Rr | Mode::Crr);
+    if rr && protocol != Protocol::Tcp {
+        return Err(TrafficError::BadParams(format!(
+            "--mode {} runs over TCP (UDP request/response is not built yet)",
+            cfg.mode.name()
+        )));
     }
     let mut extension = Extension::new(cfg.mode);
-    if cfg.mode == Mode::Rr {
+    if rr {
         let (req, resp) = cfg.rr_size.unwrap_or((1, 1));
         extension.rr_request = Some(req);
         extension.rr_response = Some(resp);
@@ -260,8 +262,16 @@ pub fn run_client(
             rr: params
                 .extension
                 .as_ref()
-                .filter(|e| e.mode == Mode::Rr)
+                .filter(|e| matches!(e.mode, Mode::Rr | Mode::Crr))
                 .and_then(|e| e.rr_sizes().ok()),
+            window_set: params.window.is_some(),
+            crr: (cfg.mode == Mode::Crr && dir == Direction::Send).then(|| {
+                Arc::new(crate::stream::rr::CrrTarget {
+                    server: server_addr,
+                    cookie: *cookie.as_bytes(),
+                    timeout: cfg.connect_timeout,
+                })
+            }),
         };
         streams.push(StreamHandle::new(spec, socket)?);
     }

@@ -54,6 +54,11 @@ pub struct StreamSpec {
     pub batch: usize,
     /// Request/response mode: (request, response) sizes. The sending side requests.
     pub rr: Option<(usize, usize)>,
+    /// Connect/request/response mode (client side): where each transaction connects.
+    pub crr: Option<Arc<rr::CrrTarget>>,
+    /// The user sized the socket buffers (`-w`): UDP streams leave them alone; otherwise a
+    /// UDP receiver raises its buffer so a scheduling hiccup is not counted as loss.
+    pub window_set: bool,
 }
 
 /// A connected data socket.
@@ -198,6 +203,11 @@ fn run_stream(
 ) -> (DataSocket, Option<hdrhistogram::Histogram<u64>>) {
     let mut hist = None;
     let socket = match (socket, spec.direction) {
+        (DataSocket::Tcp(s), Direction::Send) if spec.crr.is_some() => {
+            let h = rr::connect_request(&spec, &counters, &stop);
+            hist = h;
+            DataSocket::Tcp(s)
+        }
         (DataSocket::Tcp(s), Direction::Send) if spec.rr.is_some() => {
             let (s, h) = rr::request(&spec, s, &counters, &stop);
             hist = h;

@@ -232,26 +232,51 @@ fn ipv6_and_json_stream() {
 }
 
 #[test]
-fn a_mode_the_server_lacks_is_refused_before_any_traffic() {
+fn a_mode_the_server_cannot_run_is_refused_before_any_traffic() {
+    use std::io::{Read, Write};
     let server = linerate_server(&[]);
-    let out = run_bounded(
-        Command::new(linerate_bin()).args([
-            "client",
-            "127.0.0.1",
-            "-p",
-            &server.port.to_string(),
-            "--mode",
-            "crr",
-        ]),
-        Duration::from_secs(10),
-    );
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("timeout");
+    s.write_all(b"abcdefghijklmnopqrstuvwxyz234567abcd\0")
+        .expect("cookie");
+    let mut b = [0u8; 1];
+    s.read_exact(&mut b).expect("state");
+    assert_eq!(b[0], 9);
+    let params =
+        br#"{"tcp":true,"time":1,"parallel":1,"len":100,"linerate":{"version":1,"mode":"pps"}}"#;
+    s.write_all(&(params.len() as u32).to_be_bytes())
+        .expect("len");
+    s.write_all(params).expect("params");
+    s.read_exact(&mut b).expect("hello");
+    assert_eq!(b[0], 76, "LINERATE_HELLO");
+    let mut len = [0u8; 4];
+    s.read_exact(&mut len).expect("hello length");
+    let mut body = vec![0u8; u32::from_be_bytes(len) as usize];
+    s.read_exact(&mut body).expect("hello body");
+    let hello: serde_json::Value = serde_json::from_slice(&body).expect("hello JSON");
+    assert_eq!(hello["accepted"], false);
     assert!(
-        err.contains("refused the test: --mode crr is not available"),
-        "{err}"
+        hello["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("UDP only")),
+        "{hello}"
     );
     assert!(!server.log().contains("test started"), "{}", server.log());
+}
+
+#[test]
+fn connect_request_response_mode_end_to_end() {
+    let server = linerate_server(&[]);
+    let v = linerate_client_json(
+        server.port,
+        &["--mode", "crr", "--rr-size", "10/100", "-t", "1", "-P", "2"],
+    );
+    let rr = &v["linerate"]["rr"];
+    let n = f64_at(rr, "transactions");
+    assert!(n > 50.0, "{rr}");
+    assert!(f64_at(rr, "p50_us") <= f64_at(rr, "p99_us"), "{rr}");
+    assert_eq!(v["linerate"]["mode"], "crr");
 }
 
 #[test]

@@ -84,18 +84,18 @@ fn check(sh: &Shared, p: &TestParams) -> Result<(), Refusal> {
         ));
     }
     if let Some(ext) = &p.extension
-        && ext.mode == Mode::Rr
+        && matches!(ext.mode, Mode::Rr | Mode::Crr)
     {
         if p.protocol != Protocol::Tcp {
             return Err(Refusal(
                 ierr::UNIMPLEMENTED,
-                "--mode rr runs over TCP on this server".to_owned(),
+                format!("--mode {} runs over TCP on this server", ext.mode.name()),
             ));
         }
         ext.rr_sizes().map_err(|e| Refusal(ierr::BLOCK_SIZE, e))?;
     }
     if let Some(ext) = &p.extension
-        && !matches!(ext.mode, Mode::Stream | Mode::Pps | Mode::Rr)
+        && !matches!(ext.mode, Mode::Stream | Mode::Pps | Mode::Rr | Mode::Crr)
     {
         return Err(Refusal(
             ierr::UNIMPLEMENTED,
@@ -205,6 +205,20 @@ pub fn run(
     );
 
     let mut streams = create_streams(sh, &mut ctl, &cookie, peer, &params)?;
+    // Connect/request/response: every further connection with the cookie is a transaction.
+    let crr = match &params.extension {
+        Some(ext) if ext.mode == Mode::Crr => {
+            let (request, response) = ext.rr_sizes().unwrap_or((1, 1));
+            let serve = Arc::new(super::registry::CrrServe {
+                request,
+                response,
+                counters: Arc::new(crate::stream::StreamCounters::default()),
+            });
+            sh.registry.set_crr(&cookie, Arc::clone(&serve));
+            Some(serve)
+        }
+        _ => None,
+    };
     ctl.send(State::TestStart, "starting the test")?;
     ctl.send(State::TestRunning, "starting the test")?;
     let budget = params.byte_budget().map(|b| Arc::new(Budget::new(b)));
@@ -218,7 +232,16 @@ pub fn run(
             .flatten();
         h.start(b)?;
     }
-    let outcome = watch(sh, &mut ctl, &streams, &mut sampler, &params, omit);
+    let outcome = watch(
+        sh,
+        &mut ctl,
+        &streams,
+        &mut sampler,
+        &params,
+        omit,
+        crr.as_deref(),
+    );
+    sh.registry.set_accepting(&cookie, None);
     for h in streams
         .iter_mut()
         .filter(|h| h.spec.direction == Direction::Send)
@@ -389,8 +412,10 @@ fn create_streams(
                     rr: p
                         .extension
                         .as_ref()
-                        .filter(|e| e.mode == Mode::Rr)
+                        .filter(|e| matches!(e.mode, Mode::Rr | Mode::Crr))
                         .and_then(|e| e.rr_sizes().ok()),
+                    crr: None,
+                    window_set: p.window.is_some(),
                 },
                 s,
             )
@@ -406,6 +431,7 @@ fn watch(
     sampler: &mut Sampler,
     p: &TestParams,
     omit: Duration,
+    crr: Option<&super::registry::CrrServe>,
 ) -> Result<(), TrafficError> {
     let t0 = Instant::now();
     let planned = if p.count_bounded() {
@@ -431,7 +457,8 @@ fn watch(
         let bytes: u64 = streams
             .iter()
             .map(|h| h.counters.bytes.load(Ordering::Relaxed))
-            .sum();
+            .sum::<u64>()
+            + crr.map_or(0, |c| c.counters.bytes.load(Ordering::Relaxed));
         if bytes != last_bytes {
             last_bytes = bytes;
             last_change = now;

@@ -3,7 +3,7 @@
 //! histogram owned by the stream's thread (recording neither locks nor allocates).
 
 use std::io::{ErrorKind, Read, Write};
-use std::net::TcpStream;
+use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -105,4 +105,60 @@ pub fn respond(
             .fetch_add((req + resp) as u64, Ordering::Relaxed);
     }
     sock
+}
+
+/// Where connect/request/response transactions go.
+#[derive(Debug)]
+pub struct CrrTarget {
+    /// The server.
+    pub server: SocketAddr,
+    /// The test's cookie, sent first on every connection.
+    pub cookie: [u8; crate::protocol::cookie::COOKIE_LEN],
+    /// Connect timeout.
+    pub timeout: std::time::Duration,
+}
+
+/// The client side of `--mode crr`: connect, send cookie and request, read the whole response,
+/// close; one transaction after the other until stopped. The server closes first, so this
+/// side's ports do not pile up in TIME_WAIT.
+pub fn connect_request(
+    spec: &StreamSpec,
+    counters: &StreamCounters,
+    stop: &AtomicBool,
+) -> Option<Histogram<u64>> {
+    let target = spec.crr.as_ref()?;
+    let (req, resp) = spec.rr.unwrap_or((1, 1));
+    let mut out = target.cookie.to_vec();
+    out.extend_from_slice(&super::tcp::pattern(req));
+    let mut inb = vec![0u8; resp];
+    let mut hist = new_histogram();
+    let mut failures = 0u32;
+    while !stop.load(Ordering::Relaxed) {
+        let t = Instant::now();
+        let Ok(mut sock) = TcpStream::connect_timeout(&target.server, target.timeout) else {
+            // A refused or timed-out connect is not a transaction; give up after a run of them.
+            failures += 1;
+            if failures > 100 {
+                counters.failed.store(true, Ordering::Relaxed);
+                break;
+            }
+            continue;
+        };
+        failures = 0;
+        let _ = sock.set_nodelay(true);
+        let _ = sock.set_read_timeout(Some(POLL));
+        let _ = sock.set_write_timeout(Some(POLL));
+        if !write_full(&mut sock, &out, stop) || !read_full(&mut sock, &mut inb, stop) {
+            continue;
+        }
+        let ns = t.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64;
+        if let Some(h) = &mut hist {
+            h.saturating_record(ns.max(1));
+        }
+        counters.packets.fetch_add(1, Ordering::Relaxed);
+        counters
+            .bytes
+            .fetch_add((req + resp) as u64, Ordering::Relaxed);
+    }
+    hist
 }

@@ -67,6 +67,9 @@ pub fn receive(
     stop: &AtomicBool,
 ) -> UdpSocket {
     let _ = sock.set_read_timeout(Some(POLL));
+    if !spec.window_set {
+        grow_buffer(&sock, false);
+    }
     let mut buf = vec![0u8; 65_536];
     let mut rx = UdpRxTracker::default();
     let header_len = UdpHeader::len(spec.udp64);
@@ -115,7 +118,9 @@ pub fn send_batched(
     budget: Option<&Budget>,
 ) -> UdpSocket {
     let _ = sock.set_write_timeout(Some(POLL));
-    grow_buffer(&sock, true);
+    if !spec.window_set {
+        grow_buffer(&sock, true);
+    }
     let len = spec.len.max(UdpHeader::len(spec.udp64));
     let mut batch = Batch::new(spec.batch, len, &super::tcp::pattern(len));
     let fd = sock.as_raw_fd();
@@ -175,7 +180,9 @@ pub fn receive_batched(
 ) -> UdpSocket {
     let _ = sock.set_read_timeout(Some(POLL));
     // Small datagrams at a high rate overflow the default buffer in one scheduler tick.
-    grow_buffer(&sock, false);
+    if !spec.window_set {
+        grow_buffer(&sock, false);
+    }
     let mut batch = Batch::new(spec.batch, 65_536.min(spec.len.max(64) * 2), &[]);
     let fd = sock.as_raw_fd();
     let mut rx = UdpRxTracker::default();
