@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::config::{
     ClientConfig, DEFAULT_TCP_LEN, DEFAULT_UDP_LEN, DEFAULT_UDP_RATE, Direction, MAX_TCP_LEN,
-    MAX_UDP_LEN, Mode, Protocol,
+    MAX_UDP_LEN, Protocol,
 };
 use crate::cpu::CpuSnapshot;
 use crate::error::{TrafficError, iperf_error_text};
@@ -30,27 +30,23 @@ const END_GRACE: Duration = Duration::from_secs(10);
 
 /// Builds the parameters the client sends.
 pub fn params_for(cfg: &ClientConfig) -> Result<TestParams, TrafficError> {
-    let pps = cfg.mode == Mode::Pps;
-    // Packet-rate mode is UDP, 18-byte payloads (64-byte Ethernet frames), unpaced.
-    let protocol = if pps { Protocol::Udp } else { cfg.protocol };
-    let len = match (cfg.len, protocol) {
+    let len = match (cfg.len, cfg.protocol) {
         (Some(l), _) => l.bytes(),
-        (None, Protocol::Udp) if pps => PPS_DEFAULT_LEN,
         (None, Protocol::Tcp) => DEFAULT_TCP_LEN,
         (None, Protocol::Udp) => DEFAULT_UDP_LEN,
     };
-    let max = match protocol {
+    let max = match cfg.protocol {
         Protocol::Tcp => MAX_TCP_LEN,
         Protocol::Udp => MAX_UDP_LEN,
     };
-    let min = match protocol {
+    let min = match cfg.protocol {
         Protocol::Tcp => 1,
         Protocol::Udp => crate::stream::udp_header::HEADER_LEN_64 as u64,
     };
     if !(min..=max).contains(&len) {
         return Err(TrafficError::BadParams(format!(
             "-l {len} is outside {min}..={max} bytes for {}",
-            protocol.iperf3_name()
+            cfg.protocol.iperf3_name()
         )));
     }
     if cfg.parallel == 0 || cfg.parallel > 128 {
@@ -59,30 +55,13 @@ pub fn params_for(cfg: &ClientConfig) -> Result<TestParams, TrafficError> {
             cfg.parallel
         )));
     }
-    let rr = matches!(cfg.mode, Mode::Rr | Mode::Crr);
-    if rr && protocol != Protocol::Tcp {
-        return Err(TrafficError::BadParams(format!(
-            "--mode {} runs over TCP (UDP request/response is not built yet)",
-            cfg.mode.name()
-        )));
-    }
-    let mut extension = Extension::new(cfg.mode);
-    if rr {
-        let (req, resp) = cfg.rr_size.unwrap_or((1, 1));
-        extension.rr_request = Some(req);
-        extension.rr_response = Some(resp);
-        extension
-            .rr_sizes()
-            .map_err(|e| TrafficError::BadParams(format!("--rr-size: {e}")))?;
-    }
-    let bandwidth = match (cfg.bitrate, protocol) {
+    let bandwidth = match (cfg.bitrate, cfg.protocol) {
         (Some(b), _) => b.bps(),
-        (None, Protocol::Udp) if pps => 0,
         (None, Protocol::Udp) => DEFAULT_UDP_RATE,
         (None, Protocol::Tcp) => 0,
     };
     Ok(TestParams {
-        protocol,
+        protocol: cfg.protocol,
         omit: cfg.omit.as_secs_f64(),
         time: cfg.duration.as_secs_f64(),
         bytes: cfg.bytes.map_or(0, |b| b.bytes()),
@@ -99,20 +78,10 @@ pub fn params_for(cfg: &ClientConfig) -> Result<TestParams, TrafficError> {
         tos: cfg.sock.tos,
         congestion: cfg.sock.congestion.clone(),
         get_server_output: cfg.get_server_output,
-        udp_counters_64bit: protocol == Protocol::Udp,
+        udp_counters_64bit: cfg.protocol == Protocol::Udp,
         client_version: Some(format!("linerate {}", crate::ENGINE_VERSION)),
-        extension: Some(extension),
+        extension: Some(Extension::new(cfg.mode)),
     })
-}
-
-/// Datagrams in flight per stream: 18-byte payload default for packet-rate mode.
-pub const PPS_DEFAULT_LEN: u64 = 18;
-/// Datagrams per sendmmsg/recvmmsg call in packet-rate mode.
-pub const PPS_BATCH: usize = 64;
-
-/// Datagrams per system call for a mode.
-pub fn batch_for(mode: Mode) -> usize {
-    if mode == Mode::Pps { PPS_BATCH } else { 1 }
 }
 
 /// The directions of the streams the client opens, in the order it opens them.
@@ -258,20 +227,7 @@ pub fn run_client(
             rate_bps: params.bandwidth,
             pacing_timer: Duration::from_micros(params.pacing_timer),
             udp64: params.udp_counters_64bit,
-            batch: batch_for(cfg.mode),
-            rr: params
-                .extension
-                .as_ref()
-                .filter(|e| matches!(e.mode, Mode::Rr | Mode::Crr))
-                .and_then(|e| e.rr_sizes().ok()),
             window_set: params.window.is_some(),
-            crr: (cfg.mode == Mode::Crr && dir == Direction::Send).then(|| {
-                Arc::new(crate::stream::rr::CrrTarget {
-                    server: server_addr,
-                    cookie: *cookie.as_bytes(),
-                    timeout: cfg.connect_timeout,
-                })
-            }),
         };
         streams.push(StreamHandle::new(spec, socket)?);
     }
@@ -409,7 +365,7 @@ pub fn run_client(
     for h in &mut streams {
         h.join();
     }
-    let mut end = assemble::end_info(
+    let end = assemble::end_info(
         &streams,
         &sampler,
         &totals,
@@ -418,23 +374,12 @@ pub fn run_client(
         congestion_local,
         &peer,
     );
-    end.latency = assemble::latency(&streams, &totals, secs);
     Ok(RunResult {
         schema: crate::result::SCHEMA.to_owned(),
         start,
         intervals,
         end,
     })
-}
-
-/// A byte-bounded UDP receive that has been silent this long is over (datagrams were lost).
-const QUIET_END: Duration = Duration::from_millis(500);
-
-/// When received bytes last changed.
-#[derive(Default)]
-struct Quiet {
-    bytes: u64,
-    since: Option<Instant>,
 }
 
 struct Running<'a> {
@@ -474,7 +419,6 @@ impl Running<'_> {
             Some(t0 + interval)
         };
         let budget = self.params.byte_budget().unwrap_or(u64::MAX);
-        let mut quiet = Quiet::default();
         loop {
             let now = Instant::now();
             if self.interrupt.load(Ordering::Relaxed) {
@@ -491,7 +435,7 @@ impl Running<'_> {
             if now >= deadline {
                 return Ok(());
             }
-            if count && !sampler.in_omit() && self.count_done(streams, budget, &mut quiet) {
+            if count && !sampler.in_omit() && self.count_done(streams, budget) {
                 return Ok(());
             }
             if let Some(t) = next_tick
@@ -549,9 +493,8 @@ impl Running<'_> {
         }
     }
 
-    /// With `-n`/`-k`: senders have spent their budget and receivers got theirs (or, over
-    /// UDP where datagrams may be lost, nothing has arrived for [`QUIET_END`]).
-    fn count_done(&self, streams: &[StreamHandle], budget: u64, quiet: &mut Quiet) -> bool {
+    /// With `-n`/`-k`: senders have spent their budget and receivers got theirs.
+    fn count_done(&self, streams: &[StreamHandle], budget: u64) -> bool {
         let senders_done = streams
             .iter()
             .filter(|h| h.spec.direction == Direction::Send)
@@ -564,19 +507,8 @@ impl Running<'_> {
         let any_receiver = streams
             .iter()
             .any(|h| h.spec.direction == Direction::Receive);
-        let now = Instant::now();
-        if received != quiet.bytes || quiet.since.is_none() {
-            quiet.bytes = received;
-            quiet.since = Some(now);
-        }
-        let silent = self.params.protocol == Protocol::Udp
-            && received > 0
-            && quiet
-                .since
-                .is_some_and(|t| now.duration_since(t) >= QUIET_END);
         let receivers_done = !any_receiver
             || received >= budget
-            || silent
             || streams
                 .iter()
                 .filter(|h| h.spec.direction == Direction::Receive)

@@ -108,8 +108,6 @@ pub struct ClientConfig {
     pub get_server_output: bool,
     /// Connection and handshake timeout.
     pub connect_timeout: Duration,
-    /// `--mode rr`: request and response sizes in bytes.
-    pub rr_size: Option<(u32, u32)>,
 }
 
 impl Default for ClientConfig {
@@ -134,7 +132,6 @@ impl Default for ClientConfig {
             sock: SocketOptions::default(),
             get_server_output: false,
             connect_timeout: Duration::from_secs(10),
-            rr_size: None,
         }
     }
 }

@@ -148,7 +148,6 @@ impl Sampler {
                 },
                 tcp,
                 udp,
-                transactions: h.spec.rr.is_some().then_some(d.packets),
             });
         }
         self.last = now;

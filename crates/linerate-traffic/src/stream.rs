@@ -4,9 +4,7 @@
 
 pub mod budget;
 pub mod counters;
-pub mod mmsg;
 pub mod pacing;
-pub mod rr;
 pub mod tcp;
 pub mod udp;
 pub mod udp_header;
@@ -50,12 +48,6 @@ pub struct StreamSpec {
     pub pacing_timer: Duration,
     /// UDP sequence numbers are 64-bit.
     pub udp64: bool,
-    /// Datagrams per sendmmsg/recvmmsg call (1: one per call, as iperf3).
-    pub batch: usize,
-    /// Request/response mode: (request, response) sizes. The sending side requests.
-    pub rr: Option<(usize, usize)>,
-    /// Connect/request/response mode (client side): where each transaction connects.
-    pub crr: Option<Arc<rr::CrrTarget>>,
     /// The user sized the socket buffers (`-w`): UDP streams leave them alone; otherwise a
     /// UDP receiver raises its buffer so a scheduling hiccup is not counted as loss.
     pub window_set: bool,
@@ -101,10 +93,8 @@ pub struct StreamHandle {
     pub local: Option<SocketAddr>,
     /// Peer address.
     pub remote: Option<SocketAddr>,
-    /// Transaction latencies (ns) of a request/response client stream, after `join`.
-    pub latency: Option<hdrhistogram::Histogram<u64>>,
     stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<(DataSocket, Option<hdrhistogram::Histogram<u64>>)>>,
+    thread: Option<JoinHandle<DataSocket>>,
     socket: Option<DataSocket>,
 }
 
@@ -125,7 +115,6 @@ impl StreamHandle {
             spec,
             counters: Arc::new(StreamCounters::default()),
             info_fd,
-            latency: None,
             stop: Arc::new(AtomicBool::new(false)),
             thread: None,
             socket: Some(socket),
@@ -159,10 +148,9 @@ impl StreamHandle {
     pub fn join(&mut self) {
         self.stop();
         if let Some(t) = self.thread.take()
-            && let Ok((sock, hist)) = t.join()
+            && let Ok(sock) = t.join()
         {
             self.socket = Some(sock);
-            self.latency = hist;
         }
     }
 
@@ -200,33 +188,13 @@ fn run_stream(
     counters: Arc<StreamCounters>,
     stop: Arc<AtomicBool>,
     budget: Option<Arc<Budget>>,
-) -> (DataSocket, Option<hdrhistogram::Histogram<u64>>) {
-    let mut hist = None;
+) -> DataSocket {
     let socket = match (socket, spec.direction) {
-        (DataSocket::Tcp(s), Direction::Send) if spec.crr.is_some() => {
-            let h = rr::connect_request(&spec, &counters, &stop);
-            hist = h;
-            DataSocket::Tcp(s)
-        }
-        (DataSocket::Tcp(s), Direction::Send) if spec.rr.is_some() => {
-            let (s, h) = rr::request(&spec, s, &counters, &stop);
-            hist = h;
-            DataSocket::Tcp(s)
-        }
-        (DataSocket::Tcp(s), Direction::Receive) if spec.rr.is_some() => {
-            DataSocket::Tcp(rr::respond(&spec, s, &counters, &stop))
-        }
         (DataSocket::Tcp(s), Direction::Send) => {
             DataSocket::Tcp(tcp::send(&spec, s, &counters, &stop, budget.as_deref()))
         }
         (DataSocket::Tcp(s), Direction::Receive) => {
             DataSocket::Tcp(tcp::receive(&spec, s, &counters, &stop))
-        }
-        (DataSocket::Udp(s), Direction::Send) if spec.batch > 1 => DataSocket::Udp(
-            udp::send_batched(&spec, s, &counters, &stop, budget.as_deref()),
-        ),
-        (DataSocket::Udp(s), Direction::Receive) if spec.batch > 1 => {
-            DataSocket::Udp(udp::receive_batched(&spec, s, &counters, &stop))
         }
         (DataSocket::Udp(s), Direction::Send) => {
             DataSocket::Udp(udp::send(&spec, s, &counters, &stop, budget.as_deref()))
@@ -236,7 +204,7 @@ fn run_stream(
         }
     };
     counters.finished.store(true, Ordering::Relaxed);
-    (socket, hist)
+    socket
 }
 
 /// Whether an I/O error only means "nothing yet, look at the stop flag".

@@ -232,118 +232,8 @@ fn ipv6_and_json_stream() {
 }
 
 #[test]
-fn a_mode_the_server_cannot_run_is_refused_before_any_traffic() {
-    use std::io::{Read, Write};
+fn a_mode_the_server_lacks_is_refused_before_any_traffic() {
     let server = linerate_server(&[]);
-    let mut s = std::net::TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(5)))
-        .expect("timeout");
-    s.write_all(b"abcdefghijklmnopqrstuvwxyz234567abcd\0")
-        .expect("cookie");
-    let mut b = [0u8; 1];
-    s.read_exact(&mut b).expect("state");
-    assert_eq!(b[0], 9);
-    let params =
-        br#"{"tcp":true,"time":1,"parallel":1,"len":100,"linerate":{"version":1,"mode":"pps"}}"#;
-    s.write_all(&(params.len() as u32).to_be_bytes())
-        .expect("len");
-    s.write_all(params).expect("params");
-    s.read_exact(&mut b).expect("hello");
-    assert_eq!(b[0], 76, "LINERATE_HELLO");
-    let mut len = [0u8; 4];
-    s.read_exact(&mut len).expect("hello length");
-    let mut body = vec![0u8; u32::from_be_bytes(len) as usize];
-    s.read_exact(&mut body).expect("hello body");
-    let hello: serde_json::Value = serde_json::from_slice(&body).expect("hello JSON");
-    assert_eq!(hello["accepted"], false);
-    assert!(
-        hello["error"]
-            .as_str()
-            .is_some_and(|e| e.contains("UDP only")),
-        "{hello}"
-    );
-    assert!(!server.log().contains("test started"), "{}", server.log());
-}
-
-#[test]
-fn connect_request_response_mode_end_to_end() {
-    let server = linerate_server(&[]);
-    let v = linerate_client_json(
-        server.port,
-        &["--mode", "crr", "--rr-size", "10/100", "-t", "1", "-P", "2"],
-    );
-    let rr = &v["linerate"]["rr"];
-    let n = f64_at(rr, "transactions");
-    assert!(n > 50.0, "{rr}");
-    assert!(f64_at(rr, "p50_us") <= f64_at(rr, "p99_us"), "{rr}");
-    assert_eq!(v["linerate"]["mode"], "crr");
-}
-
-#[test]
-fn packet_rate_mode_end_to_end() {
-    let server = linerate_server(&[]);
-    let v = linerate_client_json(server.port, &["--mode", "pps", "-t", "1", "-P", "2"]);
-    assert_eq!(v["linerate"]["mode"], "pps");
-    assert_eq!(v["start"]["test_start"]["blksize"], 18);
-    assert_eq!(v["start"]["test_start"]["protocol"], "UDP");
-    let sent = f64_at(&v, "linerate.sent_pps");
-    let received = f64_at(&v, "linerate.received_pps");
-    assert!(sent > 10_000.0, "sent {sent} pps");
-    assert!(
-        received > 1_000.0 && received <= sent * 1.05,
-        "received {received} of {sent} pps"
-    );
-    assert!(v["linerate"]["lost_packets"].is_u64());
-    let rates = &v["linerate"]["packet_rates"][0]["rates"];
-    assert_eq!(rates["frame_bytes"], 64);
-    // A block count bounds the datagrams exactly.
-    let v = linerate_client_json(server.port, &["--mode", "pps", "-k", "1000", "-R"]);
-    let rates = &v["linerate"]["packet_rates"][0]["rates"];
-    assert_eq!(rates["sent_packets"], 1000, "{rates}");
-    let got = f64_at(rates, "received_packets") + f64_at(rates, "lost_packets");
-    assert!(got <= 1000.0, "{rates}");
-}
-
-#[test]
-fn request_response_mode_end_to_end() {
-    let server = linerate_server(&[]);
-    let v = linerate_client_json(
-        server.port,
-        &[
-            "--mode",
-            "rr",
-            "--rr-size",
-            "100/2000",
-            "-t",
-            "1",
-            "-i",
-            "0.5",
-        ],
-    );
-    let rr = &v["linerate"]["rr"];
-    let n = f64_at(rr, "transactions");
-    assert!(n > 100.0, "{rr}");
-    // Every transaction moved 100 + 2000 bytes.
-    assert_eq!(f64_at(&v, "end.sum_sent.bytes"), n * 2100.0);
-    let (p50, p99, max) = (
-        f64_at(rr, "p50_us"),
-        f64_at(rr, "p99_us"),
-        f64_at(rr, "max_us"),
-    );
-    assert!(0.0 < p50 && p50 <= p99 && p99 <= max, "{rr}");
-    let counted: u64 = rr["histogram"]
-        .as_array()
-        .expect("histogram")
-        .iter()
-        .map(|b| b[1].as_u64().expect("count"))
-        .sum();
-    assert_eq!(counted as f64, n);
-    assert!(
-        v["intervals"][0]["streams"][0]["transactions"]
-            .as_u64()
-            .is_some_and(|t| t > 0)
-    );
-    // Over UDP it is refused clearly (not built yet).
     let out = run_bounded(
         Command::new(linerate_bin()).args([
             "client",
@@ -351,11 +241,15 @@ fn request_response_mode_end_to_end() {
             "-p",
             &server.port.to_string(),
             "--mode",
-            "rr",
-            "-u",
+            "crr",
         ]),
         Duration::from_secs(10),
     );
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--mode rr runs over TCP"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("refused the test: --mode crr is not available"),
+        "{err}"
+    );
+    assert!(!server.log().contains("test started"), "{}", server.log());
 }

@@ -3,7 +3,7 @@
 use crate::config::{Direction, Protocol};
 use crate::cpu::CpuUtil;
 use crate::protocol::PeerResults;
-use crate::result::{EndInfo, Latency, SideTotals, StreamSummary, UdpTotals, percent};
+use crate::result::{EndInfo, SideTotals, StreamSummary, UdpTotals, percent};
 use crate::sampler::Sampler;
 use crate::stream::{CounterSnapshot, StreamHandle};
 
@@ -102,28 +102,5 @@ pub fn end_info(
         congestion_remote: peer.congestion_used.clone(),
         server_output_text: peer.server_output_text.clone(),
         server_output_json: peer.server_output_json.clone(),
-        latency: None,
     }
-}
-
-/// Transaction latency of a request/response test, merged over the client's streams.
-pub fn latency(streams: &[StreamHandle], totals: &[CounterSnapshot], secs: f64) -> Option<Latency> {
-    let mut merged = crate::stream::rr::new_histogram()?;
-    let mut any = false;
-    for h in streams {
-        if let Some(l) = &h.latency {
-            any = true;
-            let _ = merged.add(l);
-        }
-    }
-    if !any {
-        return None;
-    }
-    let transactions: u64 = streams
-        .iter()
-        .zip(totals)
-        .filter(|(h, _)| h.spec.rr.is_some() && h.spec.direction == Direction::Send)
-        .map(|(_, t)| t.packets)
-        .sum();
-    Some(Latency::from_histogram(&merged, transactions, secs))
 }

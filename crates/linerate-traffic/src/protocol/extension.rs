@@ -49,16 +49,7 @@ pub struct Extension {
     /// The sending engine's version.
     #[serde(default)]
     pub engine: String,
-    /// `rr`/`crr`: request size in bytes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rr_request: Option<u32>,
-    /// `rr`/`crr`: response size in bytes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rr_response: Option<u32>,
 }
-
-/// Largest request or response of the `rr` mode.
-pub const MAX_RR_SIZE: u32 = 1 << 20;
 
 impl Extension {
     /// This engine's extension for `mode`.
@@ -67,21 +58,7 @@ impl Extension {
             version: crate::EXTENSION_VERSION,
             mode,
             engine: crate::ENGINE_VERSION.to_owned(),
-            rr_request: None,
-            rr_response: None,
         }
-    }
-
-    /// Request and response sizes (default 1/1), checked.
-    pub fn rr_sizes(&self) -> Result<(usize, usize), String> {
-        let req = self.rr_request.unwrap_or(1);
-        let resp = self.rr_response.unwrap_or(1);
-        for (what, v) in [("request", req), ("response", resp)] {
-            if v == 0 || v > MAX_RR_SIZE {
-                return Err(format!("{what} size {v} is outside 1..={MAX_RR_SIZE}"));
-            }
-        }
-        Ok((req as usize, resp as usize))
     }
 
     /// Reads the key; `Err` names what is wrong, so the server can refuse with it.

@@ -82,9 +82,6 @@ fn interval_stream(iv: &Interval, s: &StreamInterval) -> Value {
         v["rttvar"] = json!(t.rttvar_us);
         v["pmtu"] = json!(t.pmtu);
     }
-    if let Some(t) = s.transactions {
-        v["transactions"] = json!(t);
-    }
     if let Some(u) = s.udp {
         v["packets"] = json!(u.packets);
         if !sender {
@@ -283,23 +280,6 @@ pub fn iperf3_json(r: &RunResult) -> Value {
             })).collect::<Vec<_>>(),
         },
     });
-    if let Some(l) = &r.end.latency {
-        out["linerate"]["rr"] = json!(l);
-    }
-    let rates = r.packet_rates();
-    if let Some((_, first)) = rates.first() {
-        // The first direction's figures at the top (as issue readers expect), all of them
-        // per direction below.
-        out["linerate"]["sent_pps"] = json!(first.sent_pps);
-        out["linerate"]["received_pps"] = json!(first.received_pps);
-        out["linerate"]["lost_packets"] = json!(first.lost_packets);
-        out["linerate"]["packet_rates"] = json!(
-            rates
-                .iter()
-                .map(|(d, p)| json!({"direction": d, "rates": p}))
-                .collect::<Vec<_>>()
-        );
-    }
     if let Some(t) = &c.server_output_text {
         out["server_output_text"] = json!(t);
     }

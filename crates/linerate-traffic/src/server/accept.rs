@@ -6,7 +6,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use super::registry::{CrrServe, Route};
+use super::registry::Route;
 use super::{Level, Shared, session};
 use crate::protocol::{Cookie, State, cookie::COOKIE_LEN};
 
@@ -118,11 +118,6 @@ fn handle(sh: &Shared, mut stream: TcpStream, peer: SocketAddr, seq: u64) {
             sh.pending.fetch_sub(1, Ordering::AcqRel);
             return;
         }
-        Route::Transaction(s, serve) => {
-            serve_transaction(s, &serve, sh.cfg.handshake_timeout);
-            sh.pending.fetch_sub(1, Ordering::AcqRel);
-            return;
-        }
         Route::Refused(mut s) => {
             sh.pending.fetch_sub(1, Ordering::AcqRel);
             let _ = s.write_all(&[State::AccessDenied.to_byte()]);
@@ -180,23 +175,4 @@ fn handle(sh: &Shared, mut stream: TcpStream, peer: SocketAddr, seq: u64) {
     sh.registry.remove(&cookie);
     sh.finished.fetch_add(1, Ordering::AcqRel);
     sh.active.fetch_sub(1, Ordering::AcqRel);
-}
-
-/// One connect/request/response transaction: read the request, answer, close first (so the
-/// client's port is free at once: the TIME_WAIT stays here).
-fn serve_transaction(mut s: TcpStream, serve: &CrrServe, timeout: std::time::Duration) {
-    let _ = s.set_read_timeout(Some(timeout));
-    let mut req = vec![0u8; serve.request];
-    if s.read_exact(&mut req).is_err() {
-        return;
-    }
-    let resp = vec![0x5Au8; serve.response];
-    if s.write_all(&resp).is_ok() {
-        serve.counters.packets.fetch_add(1, Ordering::Relaxed);
-        serve
-            .counters
-            .bytes
-            .fetch_add((serve.request + serve.response) as u64, Ordering::Relaxed);
-    }
-    let _ = s.shutdown(std::net::Shutdown::Write);
 }

@@ -1,46 +1,21 @@
-//! Cookies of the tests in progress: what a new connection presenting one of them is for.
+//! Cookies of the tests in progress, and the channel of each test still waiting for streams.
 
 use std::collections::HashMap;
 use std::net::TcpStream;
+use std::sync::Mutex;
 use std::sync::mpsc::SyncSender;
-use std::sync::{Arc, Mutex};
 
 use crate::protocol::Cookie;
-use crate::stream::StreamCounters;
 
 /// The channel a test waiting for streams receives them on: (accept order, socket).
 pub type StreamSender = SyncSender<(u64, TcpStream)>;
-
-/// A connect/request/response test in progress: each connection is one transaction.
-#[derive(Debug)]
-pub struct CrrServe {
-    /// Request size.
-    pub request: usize,
-    /// Response size.
-    pub response: usize,
-    /// Transactions served and bytes moved.
-    pub counters: Arc<StreamCounters>,
-}
-
-/// What a test accepts now.
-#[derive(Debug)]
-enum Slot {
-    /// Nothing: a connection with this cookie is refused.
-    Idle,
-    /// Its data streams.
-    Streams(StreamSender),
-    /// One transaction per connection.
-    Crr(Arc<CrrServe>),
-}
 
 /// Where a connection with a known cookie goes.
 #[derive(Debug)]
 pub enum Route {
     /// Handed to the test.
     Delivered,
-    /// A transaction of a connect/request/response test: serve it on this connection.
-    Transaction(TcpStream, Arc<CrrServe>),
-    /// The test is not accepting connections now.
+    /// The test is not accepting streams now.
     Refused(TcpStream),
     /// No test has this cookie.
     Unknown(TcpStream),
@@ -49,11 +24,11 @@ pub enum Route {
 /// The tests in progress.
 #[derive(Debug, Default)]
 pub struct Registry {
-    tests: Mutex<HashMap<Cookie, Slot>>,
+    tests: Mutex<HashMap<Cookie, Option<StreamSender>>>,
 }
 
 impl Registry {
-    fn with<R>(&self, f: impl FnOnce(&mut HashMap<Cookie, Slot>) -> R) -> R {
+    fn with<R>(&self, f: impl FnOnce(&mut HashMap<Cookie, Option<StreamSender>>) -> R) -> R {
         let mut g = match self.tests.lock() {
             Ok(g) => g,
             Err(poisoned) => poisoned.into_inner(),
@@ -66,28 +41,19 @@ impl Registry {
         self.with(|m| match m.entry(cookie) {
             std::collections::hash_map::Entry::Occupied(_) => false,
             std::collections::hash_map::Entry::Vacant(v) => {
-                v.insert(Slot::Idle);
+                v.insert(None);
                 true
             }
         })
     }
 
-    fn set(&self, cookie: &Cookie, slot: Slot) {
+    /// Opens or closes the test's stream channel.
+    pub fn set_accepting(&self, cookie: &Cookie, tx: Option<StreamSender>) {
         self.with(|m| {
-            if let Some(s) = m.get_mut(cookie) {
-                *s = slot;
+            if let Some(slot) = m.get_mut(cookie) {
+                *slot = tx;
             }
         });
-    }
-
-    /// Opens (`Some`) or closes the test's stream channel.
-    pub fn set_accepting(&self, cookie: &Cookie, tx: Option<StreamSender>) {
-        self.set(cookie, tx.map_or(Slot::Idle, Slot::Streams));
-    }
-
-    /// Serves connect/request/response transactions for the test until [`Registry::set_accepting`].
-    pub fn set_crr(&self, cookie: &Cookie, serve: Arc<CrrServe>) {
-        self.set(cookie, Slot::Crr(serve));
     }
 
     /// Forgets a test.
@@ -97,15 +63,14 @@ impl Registry {
         });
     }
 
-    /// Routes a connection that presented `cookie`. `seq` is the connection's accept order,
-    /// which is the client's connect order: the test sorts its streams by it, since the
-    /// cookie readers race each other.
+    /// Routes a connection that presented `cookie`.
+    /// `seq` is the connection's accept order, which is the client's connect order: the
+    /// test sorts its streams by it, since the cookie readers race each other.
     pub fn route(&self, cookie: &Cookie, seq: u64, stream: TcpStream) -> Route {
         self.with(|m| match m.get(cookie) {
             None => Route::Unknown(stream),
-            Some(Slot::Idle) => Route::Refused(stream),
-            Some(Slot::Crr(serve)) => Route::Transaction(stream, Arc::clone(serve)),
-            Some(Slot::Streams(tx)) => match tx.try_send((seq, stream)) {
+            Some(None) => Route::Refused(stream),
+            Some(Some(tx)) => match tx.try_send((seq, stream)) {
                 Ok(()) => Route::Delivered,
                 Err(std::sync::mpsc::TrySendError::Full((_, s)))
                 | Err(std::sync::mpsc::TrySendError::Disconnected((_, s))) => Route::Refused(s),

@@ -75,27 +75,7 @@ struct Refusal(i32, String);
 fn check(sh: &Shared, p: &TestParams) -> Result<(), Refusal> {
     let cfg = &sh.cfg;
     if let Some(ext) = &p.extension
-        && ext.mode == Mode::Pps
-        && p.protocol != Protocol::Udp
-    {
-        return Err(Refusal(
-            ierr::UNIMPLEMENTED,
-            "--mode pps runs over UDP only".to_owned(),
-        ));
-    }
-    if let Some(ext) = &p.extension
-        && matches!(ext.mode, Mode::Rr | Mode::Crr)
-    {
-        if p.protocol != Protocol::Tcp {
-            return Err(Refusal(
-                ierr::UNIMPLEMENTED,
-                format!("--mode {} runs over TCP on this server", ext.mode.name()),
-            ));
-        }
-        ext.rr_sizes().map_err(|e| Refusal(ierr::BLOCK_SIZE, e))?;
-    }
-    if let Some(ext) = &p.extension
-        && !matches!(ext.mode, Mode::Stream | Mode::Pps | Mode::Rr | Mode::Crr)
+        && ext.mode != Mode::Stream
     {
         return Err(Refusal(
             ierr::UNIMPLEMENTED,
@@ -205,20 +185,6 @@ pub fn run(
     );
 
     let mut streams = create_streams(sh, &mut ctl, &cookie, peer, &params)?;
-    // Connect/request/response: every further connection with the cookie is a transaction.
-    let crr = match &params.extension {
-        Some(ext) if ext.mode == Mode::Crr => {
-            let (request, response) = ext.rr_sizes().unwrap_or((1, 1));
-            let serve = Arc::new(super::registry::CrrServe {
-                request,
-                response,
-                counters: Arc::new(crate::stream::StreamCounters::default()),
-            });
-            sh.registry.set_crr(&cookie, Arc::clone(&serve));
-            Some(serve)
-        }
-        _ => None,
-    };
     ctl.send(State::TestStart, "starting the test")?;
     ctl.send(State::TestRunning, "starting the test")?;
     let budget = params.byte_budget().map(|b| Arc::new(Budget::new(b)));
@@ -232,16 +198,7 @@ pub fn run(
             .flatten();
         h.start(b)?;
     }
-    let outcome = watch(
-        sh,
-        &mut ctl,
-        &streams,
-        &mut sampler,
-        &params,
-        omit,
-        crr.as_deref(),
-    );
-    sh.registry.set_accepting(&cookie, None);
+    let outcome = watch(sh, &mut ctl, &streams, &mut sampler, &params, omit);
     for h in streams
         .iter_mut()
         .filter(|h| h.spec.direction == Direction::Send)
@@ -406,15 +363,6 @@ fn create_streams(
                     rate_bps: p.bandwidth,
                     pacing_timer: Duration::from_micros(p.pacing_timer),
                     udp64: p.udp_counters_64bit,
-                    batch: crate::client::batch_for(
-                        p.extension.as_ref().map_or(Mode::Stream, |e| e.mode),
-                    ),
-                    rr: p
-                        .extension
-                        .as_ref()
-                        .filter(|e| matches!(e.mode, Mode::Rr | Mode::Crr))
-                        .and_then(|e| e.rr_sizes().ok()),
-                    crr: None,
                     window_set: p.window.is_some(),
                 },
                 s,
@@ -431,7 +379,6 @@ fn watch(
     sampler: &mut Sampler,
     p: &TestParams,
     omit: Duration,
-    crr: Option<&super::registry::CrrServe>,
 ) -> Result<(), TrafficError> {
     let t0 = Instant::now();
     let planned = if p.count_bounded() {
@@ -457,8 +404,7 @@ fn watch(
         let bytes: u64 = streams
             .iter()
             .map(|h| h.counters.bytes.load(Ordering::Relaxed))
-            .sum::<u64>()
-            + crr.map_or(0, |c| c.counters.bytes.load(Ordering::Relaxed));
+            .sum();
         if bytes != last_bytes {
             last_bytes = bytes;
             last_change = now;

@@ -108,9 +108,6 @@ pub struct Args {
     /// Test mode: stream (iperf3-compatible); pps, rr, crr need a linerate server
     #[arg(long, value_enum, default_value = "stream")]
     pub mode: ModeArg,
-    /// `--mode rr`: request and response sizes, e.g. 1/1 or 64/1500 (bytes)
-    #[arg(long, value_name = "REQ/RESP", value_parser = parse_rr_size)]
-    pub rr_size: Option<(u32, u32)>,
     /// Ask the server for its own report
     #[arg(long)]
     pub get_server_output: bool,
@@ -188,21 +185,8 @@ impl Args {
             },
             get_server_output: self.get_server_output,
             connect_timeout: self.connect_timeout.as_std(),
-            rr_size: self.rr_size,
         })
     }
-}
-
-fn parse_rr_size(s: &str) -> Result<(u32, u32), String> {
-    let (a, b) = s
-        .split_once('/')
-        .ok_or_else(|| format!("{s:?}: expected REQ/RESP such as 1/1 or 64/1500"))?;
-    let size = |x: &str| {
-        x.parse::<ByteSize>()
-            .map_err(|e| e.to_string())
-            .and_then(|b| u32::try_from(b.bytes()).map_err(|_| format!("{x} is too large")))
-    };
-    Ok((size(a)?, size(b)?))
 }
 
 fn emit(line: &serde_json::Value) {

@@ -127,11 +127,6 @@ impl Renderer {
                     bytes(s.bytes),
                     rate(s.bits_per_second)
                 );
-                if let Some(n) = s.transactions {
-                    let secs = iv.seconds();
-                    let tps = if secs > 0.0 { n as f64 / secs } else { 0.0 };
-                    let _ = write!(line, "  {tps:>10.0} trans/s");
-                }
                 if let Some(tcp) = s.tcp {
                     let _ = write!(
                         line,
@@ -255,42 +250,6 @@ impl Renderer {
                 }
             }
         }
-        if r.start.mode == linerate_traffic::config::Mode::Pps {
-            for (d, p) in r.packet_rates() {
-                let _ = writeln!(
-                    t,
-                    "Packets{}: sent {} ({}), received {} ({}), lost {} ({}); {}-byte frames: L2 {}, L1 {}",
-                    tag(self.bidir, d),
-                    p.sent_packets,
-                    pps(p.sent_pps),
-                    p.received_packets,
-                    pps(p.received_pps),
-                    p.lost_packets,
-                    pct(
-                        p.lost_packets,
-                        p.sent_packets.max(p.received_packets + p.lost_packets)
-                    ),
-                    p.frame_bytes,
-                    rate(p.l2_bits_per_second),
-                    rate(p.l1_bits_per_second),
-                );
-            }
-        }
-        if let Some(l) = &e.latency {
-            let _ = writeln!(
-                t,
-                "Transactions: {} ({:.1}/s); latency µs: min {:.1}, p50 {:.1}, p90 {:.1}, p99 {:.1}, p99.9 {:.1}, max {:.1}, mean {:.1}",
-                l.transactions,
-                l.transactions_per_second,
-                l.min_us,
-                l.p50_us,
-                l.p90_us,
-                l.p99_us,
-                l.p999_us,
-                l.max_us,
-                l.mean_us
-            );
-        }
         let (lc, rc) = (&e.cpu_local, &e.cpu_remote);
         let _ = writeln!(
             t,
@@ -307,10 +266,6 @@ impl Renderer {
         t.push_str("\nlinerate Done.\n");
         t
     }
-}
-
-fn pps(x: f64) -> String {
-    format!("{:.2}", linerate_units::PacketRate::from_pps(x))
 }
 
 fn pct(part: u64, whole: u64) -> String {
