@@ -232,3 +232,31 @@ fn bind_device_and_address() {
     assert_eq!(v["start"]["connected"][0]["local_host"], "127.0.0.1");
     assert!(f64_at(&v, "end.sum_received.bytes") > 0.0);
 }
+
+#[test]
+fn server_output_travels_both_ways() {
+    let Some(v) = against_iperf3(&["-t", "1", "--get-server-output"]) else {
+        return;
+    };
+    let text = v["server_output_text"].as_str().expect("iperf3's output");
+    assert!(text.contains("receiver"), "{text}");
+    let server = linerate_server(&[]);
+    let out = run_bounded(
+        std::process::Command::new("iperf3").args([
+            "-c",
+            "127.0.0.1",
+            "-p",
+            &server.port.to_string(),
+            "-t",
+            "1",
+            "--get-server-output",
+        ]),
+        std::time::Duration::from_secs(15),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("linerate server test 1: done: TCP 1 stream(s)"),
+        "{text}"
+    );
+}
