@@ -306,7 +306,16 @@ pub fn run_client(
         interrupt,
     };
     let outcome = run.measure(&mut ctl, &mut streams, &mut sampler, &mut intervals, sink);
-    // Stop the senders whatever happened; receivers drain until the exchange is over.
+    // Stop the senders whatever happened (receivers drain until the exchange is over). The
+    // last interval ends now, not when the threads have noticed: a loaded host can take a
+    // while to schedule them, and that time is not test time.
+    for h in streams
+        .iter()
+        .filter(|h| h.spec.direction == Direction::Send)
+    {
+        h.stop();
+    }
+    let last = sampler.sample(&streams);
     for h in streams
         .iter_mut()
         .filter(|h| h.spec.direction == Direction::Send)
@@ -317,7 +326,6 @@ pub fn run_client(
         let _ = ctl.send(State::ClientTerminate, "ending the test");
         return Err(e);
     }
-    let last = sampler.sample(&streams);
     if last.seconds() > 0.005 && !last.omitted {
         sink(Event::Interval(&last));
         intervals.push(last);

@@ -67,7 +67,7 @@ fn client_udp_to_iperf3() {
         return;
     };
     let bps = f64_at(&v, "end.sum.bits_per_second");
-    assert!((15e6..25e6).contains(&bps), "UDP sender rate {bps}");
+    assert!((14e6..26e6).contains(&bps), "UDP sender rate {bps}");
     // iperf3 counted what we sent, and saw no loss on loopback at 20 Mbit/s.
     let packets = f64_at(&v, "end.sum.packets");
     assert!(packets > 1500.0, "{packets}");
@@ -80,7 +80,7 @@ fn client_udp_reverse_and_bidir_to_iperf3() {
         return;
     };
     let got = f64_at(&v, "end.sum_received.bits_per_second");
-    assert!((7e6..13e6).contains(&got), "{got}");
+    assert!((6e6..14e6).contains(&got), "{got}");
     assert!(f64_at(&v, "end.streams.0.udp.packets") > 500.0);
     let Some(v) = against_iperf3(&["-t", "1", "-u", "--bidir", "-b", "5M"]) else {
         return;
@@ -181,7 +181,7 @@ fn iperf3_udp_reverse_and_bidir_to_server() {
         return;
     };
     let got = f64_at(&v, "end.sum.bits_per_second");
-    assert!((7e6..13e6).contains(&got), "{got}");
+    assert!((6e6..14e6).contains(&got), "{got}");
     let v = iperf3_client_json(s.port, &["-t", "1", "-u", "--bidir", "-b", "5M", "-P", "2"]);
     assert!(f64_at(&v, "end.sum_received.bits_per_second") > 3e6);
     assert!(f64_at(&v, "end.sum_received_bidir_reverse.bits_per_second") > 3e6);

@@ -199,6 +199,11 @@ pub fn run(
         h.start(b)?;
     }
     let outcome = watch(sh, &mut ctl, &streams, &mut sampler, &params, omit);
+    // The measurement ends at TEST_END, not when the threads have noticed it.
+    for h in &streams {
+        h.stop();
+    }
+    let _ = sampler.sample(&streams);
     for h in streams
         .iter_mut()
         .filter(|h| h.spec.direction == Direction::Send)
@@ -211,7 +216,6 @@ pub fn run(
         }
         return Err(e);
     }
-    let _ = sampler.sample(&streams);
     for h in &mut streams {
         h.close();
     }
