@@ -23,6 +23,8 @@ use crate::result::{Connection, PeerInfo, PeerKind, RunResult, StartInfo};
 use crate::sampler::Sampler;
 use crate::stream::{Budget, DataSocket, StreamHandle, StreamSpec, stream_id};
 
+/// Longest test, omitted period or interval (iperf3's limit too).
+pub const MAX_TIME: Duration = Duration::from_secs(86_400);
 /// Longest a byte- or block-bounded run may take when no `-t` bounds it.
 pub const DEFAULT_COUNT_LIMIT: Duration = Duration::from_secs(3600);
 /// Slack after the planned end for the results exchange.
@@ -48,6 +50,15 @@ pub fn params_for(cfg: &ClientConfig) -> Result<TestParams, TrafficError> {
             "-l {len} is outside {min}..={max} bytes for {}",
             cfg.protocol.iperf3_name()
         )));
+    }
+    for (flag, d) in [("-t", cfg.duration), ("-O", cfg.omit), ("-i", cfg.interval)] {
+        if d > MAX_TIME {
+            return Err(TrafficError::BadParams(format!(
+                "{flag} {:.0} s is above the {} s limit (as iperf3)",
+                d.as_secs_f64(),
+                MAX_TIME.as_secs()
+            )));
+        }
     }
     if cfg.parallel == 0 || cfg.parallel > 128 {
         return Err(TrafficError::BadParams(format!(

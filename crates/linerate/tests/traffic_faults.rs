@@ -125,6 +125,10 @@ fn huge_length_and_invalid_json_get_a_server_error() {
     let mut bad_value = br#"{"tcp":true,"parallel":"many"}"#.to_vec();
     bad_value.splice(0..0, (bad_value.len() as u32).to_be_bytes());
     assert_server_error(&after_cookie(server.port, &bad_value));
+    // Absurd numbers are refused, not trusted (a 1e300 s omit would overflow a Duration).
+    let mut absurd = br#"{"tcp":true,"num":1000,"omit":1e300,"parallel":1}"#.to_vec();
+    absurd.splice(0..0, (absurd.len() as u32).to_be_bytes());
+    assert_server_error(&after_cookie(server.port, &absurd));
     assert!(
         server.wait_log("\"parallel\"", Duration::from_secs(5)),
         "{}",

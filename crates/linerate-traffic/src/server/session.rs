@@ -97,7 +97,7 @@ fn check(sh: &Shared, p: &TestParams) -> Result<(), Refusal> {
         ));
     }
     let max = cfg.max_duration.as_secs_f64();
-    if !p.count_bounded() && p.time + p.omit > max {
+    if p.omit > max || (!p.count_bounded() && p.time + p.omit > max) {
         return Err(Refusal(
             ierr::DURATION,
             format!(
@@ -190,7 +190,7 @@ pub fn run(
     let budget = params.byte_budget().map(|b| Arc::new(Budget::new(b)));
     let cpu0 = CpuSnapshot::now();
     // The sampler's baseline is taken before any thread can move a byte.
-    let omit = Duration::from_secs_f64(params.omit);
+    let omit = Duration::try_from_secs_f64(params.omit).unwrap_or(sh.cfg.max_duration);
     let mut sampler = Sampler::new(&streams, omit);
     for h in &mut streams {
         let b = (h.spec.direction == Direction::Send)
@@ -388,7 +388,9 @@ fn watch(
     let planned = if p.count_bounded() {
         sh.cfg.max_duration
     } else {
-        Duration::from_secs_f64(p.time + p.omit).min(sh.cfg.max_duration)
+        Duration::try_from_secs_f64(p.time + p.omit)
+            .unwrap_or(sh.cfg.max_duration)
+            .min(sh.cfg.max_duration)
     };
     // The client's timer ends the test; the server allows some slack, then ends it itself.
     let hard_end = t0 + planned + Duration::from_secs(5).max(planned / 10);
