@@ -28,7 +28,7 @@ fn cookie() -> Vec<u8> {
 
 fn connect(port: u16) -> TcpStream {
     let s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(5)))
+    s.set_read_timeout(Some(Duration::from_secs(15)))
         .expect("timeout");
     s
 }
@@ -38,7 +38,7 @@ fn read_to_close(s: &mut TcpStream) -> Vec<u8> {
     let mut v = Vec::new();
     let mut buf = [0u8; 4096];
     let t = Instant::now();
-    while t.elapsed() < Duration::from_secs(5) {
+    while t.elapsed() < Duration::from_secs(15) {
         match s.read(&mut buf) {
             Ok(0) => return v,
             Ok(n) => v.extend_from_slice(&buf[..n]),
@@ -46,7 +46,7 @@ fn read_to_close(s: &mut TcpStream) -> Vec<u8> {
             Err(e) => panic!("server did not close: {e}"),
         }
     }
-    panic!("server did not close within 5 s");
+    panic!("server did not close within 15 s");
 }
 
 /// Sends a valid cookie, expects PARAM_EXCHANGE, sends `payload`, returns the answer.
@@ -54,7 +54,9 @@ fn after_cookie(port: u16, payload: &[u8]) -> Vec<u8> {
     let mut s = connect(port);
     s.write_all(&cookie()).expect("cookie");
     let mut b = [0u8; 1];
-    s.read_exact(&mut b).expect("param exchange");
+    if let Err(e) = s.read_exact(&mut b) {
+        panic!("no PARAM_EXCHANGE from the server: {e}");
+    }
     assert_eq!(b[0], 9, "PARAM_EXCHANGE");
     let _ = s.write_all(payload);
     read_to_close(&mut s)
@@ -99,7 +101,7 @@ fn garbage_wrong_cookie_and_http_are_logged_and_closed() {
     assert!(t.elapsed() < Duration::from_secs(4));
 
     assert!(
-        server.wait_log("an HTTP request", Duration::from_secs(5)),
+        server.wait_log("an HTTP request", Duration::from_secs(15)),
         "{}",
         server.log()
     );
@@ -130,7 +132,7 @@ fn huge_length_and_invalid_json_get_a_server_error() {
     absurd.splice(0..0, (absurd.len() as u32).to_be_bytes());
     assert_server_error(&after_cookie(server.port, &absurd));
     assert!(
-        server.wait_log("\"parallel\"", Duration::from_secs(5)),
+        server.wait_log("\"parallel\"", Duration::from_secs(15)),
         "{}",
         server.log()
     );
@@ -182,7 +184,7 @@ fn clients_that_stall_or_vanish_mid_test_are_cleaned_up() {
         .spawn()
         .expect("client");
     assert!(
-        server.wait_log("test started: TCP 2", Duration::from_secs(5)),
+        server.wait_log("test started: TCP 2", Duration::from_secs(15)),
         "{}",
         server.log()
     );
@@ -190,7 +192,7 @@ fn clients_that_stall_or_vanish_mid_test_are_cleaned_up() {
     child.kill().expect("kill");
     let _ = child.wait();
     assert!(
-        server.wait_log("closed the control connection", Duration::from_secs(5)),
+        server.wait_log("closed the control connection", Duration::from_secs(15)),
         "{}",
         server.log()
     );

@@ -151,6 +151,7 @@ pub fn run(
             let _ = ctl.send(State::LinerateHello, "refusing");
             let hello = serde_json::to_value(Hello::refuse(msg.clone())).unwrap_or_default();
             let _ = ctl.send_json(&hello, "refusing");
+            ctl.linger_close();
         } else {
             let _ = ctl.send_server_error(code);
         }
