@@ -2,11 +2,11 @@
 # Side-by-side loopback throughput: linerate vs iperf3, TCP and UDP, both client and server
 # of the same tool, 3 repetitions interleaved, medians and ratios. Short and bounded:
 # 6 configurations x 3 repetitions x DURATION seconds.
-# Usage: bench/traffic-part1.sh [DURATION_SECONDS]   (default 3)
+# Usage: bench/traffic-part1.sh [DURATION_SECONDS (default 3)] [REPETITIONS (default 3)]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dur=${1:-3}
-reps=3
+reps=${2:-3}
 command -v iperf3 >/dev/null || { echo "iperf3 missing: apt-get install -y iperf3" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "python3 missing" >&2; exit 2; }
 cargo build --release -q -p linerate

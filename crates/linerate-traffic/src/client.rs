@@ -22,6 +22,8 @@ use crate::result::{Connection, PeerInfo, PeerKind, RunResult, StartInfo};
 use crate::sampler::Sampler;
 use crate::stream::{Budget, DataSocket, StreamHandle, StreamSpec, stream_id};
 
+/// Longest test, omitted period or interval (iperf3's limit too).
+pub const MAX_TIME: Duration = Duration::from_secs(86_400);
 /// Longest a byte- or block-bounded run may take when no `-t` bounds it.
 pub const DEFAULT_COUNT_LIMIT: Duration = Duration::from_secs(3600);
 /// Slack after the planned end for the results exchange.
@@ -48,6 +50,15 @@ pub fn params_for(cfg: &ClientConfig) -> Result<TestParams, TrafficError> {
             "-l {len} is outside {min}..={max} bytes for {}",
             cfg.protocol.iperf3_name()
         )));
+    }
+    for (flag, d) in [("-t", cfg.duration), ("-O", cfg.omit), ("-i", cfg.interval)] {
+        if d > MAX_TIME {
+            return Err(TrafficError::BadParams(format!(
+                "{flag} {:.0} s is above the {} s limit (as iperf3)",
+                d.as_secs_f64(),
+                MAX_TIME.as_secs()
+            )));
+        }
     }
     if cfg.parallel == 0 || cfg.parallel > 128 {
         return Err(TrafficError::BadParams(format!(
@@ -230,6 +241,7 @@ pub fn run_client(
             pacing_timer: Duration::from_micros(params.pacing_timer),
             udp64: params.udp_counters_64bit,
             work: crate::modes::client_work(cfg, &params, &cookie, i, server_addr, data_port)?,
+            window_set: params.window.is_some(),
         };
         streams.push(StreamHandle::new(spec, socket)?);
     }
@@ -308,7 +320,16 @@ pub fn run_client(
         interrupt,
     };
     let outcome = run.measure(&mut ctl, &mut streams, &mut sampler, &mut intervals, sink);
-    // Stop the senders whatever happened; receivers drain until the exchange is over.
+    // Stop the senders whatever happened (receivers drain until the exchange is over). The
+    // last interval ends now, not when the threads have noticed: a loaded host can take a
+    // while to schedule them, and that time is not test time.
+    for h in streams
+        .iter()
+        .filter(|h| h.spec.direction == Direction::Send)
+    {
+        h.stop();
+    }
+    let last = sampler.sample(&streams);
     for h in streams
         .iter_mut()
         .filter(|h| h.spec.direction == Direction::Send)
@@ -319,7 +340,6 @@ pub fn run_client(
         let _ = ctl.send(State::ClientTerminate, "ending the test");
         return Err(e);
     }
-    let last = sampler.sample(&streams);
     if last.seconds() > 0.005 && !last.omitted {
         sink(Event::Interval(&last));
         intervals.push(last);

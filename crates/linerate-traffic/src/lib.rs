@@ -6,6 +6,8 @@
 //! [`report::iperf3_json`] turns a result into iperf3's `--json` schema, the exchange format
 //! other tools (and the results store) read.
 
+#![deny(missing_docs)]
+
 pub mod affinity;
 pub mod client;
 pub mod config;

@@ -186,15 +186,16 @@ impl Interval {
         let mut s = IntervalSum::default();
         for st in self.streams.iter().filter(|s| s.direction == direction) {
             s.streams += 1;
-            s.bytes += st.bytes;
+            s.bytes = s.bytes.saturating_add(st.bytes);
             if let Some(t) = st.tcp {
-                *s.retransmits.get_or_insert(0) += t.retransmits;
+                let r = s.retransmits.get_or_insert(0);
+                *r = r.saturating_add(t.retransmits);
             }
             if let Some(u) = st.udp {
-                s.packets += u.packets;
-                s.lost += u.lost;
+                s.packets = s.packets.saturating_add(u.packets);
+                s.lost = s.lost.saturating_add(u.lost);
                 s.jitter_ms += u.jitter_ms;
-                s.out_of_order += u.out_of_order;
+                s.out_of_order = s.out_of_order.saturating_add(u.out_of_order);
             }
         }
         if s.streams > 0 {
@@ -346,21 +347,23 @@ impl EndInfo {
         let mut udp: Option<UdpTotals> = None;
         for s in self.streams.iter().filter(|s| s.direction == direction) {
             d.streams += 1;
-            sent += s.sender.bytes;
-            recv += s.receiver.bytes;
+            sent = sent.saturating_add(s.sender.bytes);
+            recv = recv.saturating_add(s.receiver.bytes);
             s_secs = s_secs.max(s.sender.seconds);
             r_secs = r_secs.max(s.receiver.seconds);
             if let Some(r) = s.sender.retransmits {
-                *retrans.get_or_insert(0) += r;
+                let t = retrans.get_or_insert(0);
+                *t = t.saturating_add(r);
             }
             if let Some(u) = &s.udp {
                 let t = udp.get_or_insert_with(UdpTotals::default);
-                t.sent_packets += u.sent_packets;
-                t.packets += u.packets;
-                t.lost += u.lost;
-                t.out_of_order += u.out_of_order;
+                t.sent_packets = t.sent_packets.saturating_add(u.sent_packets);
+                t.packets = t.packets.saturating_add(u.packets);
+                t.lost = t.lost.saturating_add(u.lost);
+                t.out_of_order = t.out_of_order.saturating_add(u.out_of_order);
                 if let Some(x) = u.duplicates {
-                    *t.duplicates.get_or_insert(0) += x;
+                    let d = t.duplicates.get_or_insert(0);
+                    *d = d.saturating_add(x);
                 }
                 t.jitter_ms += u.jitter_ms;
             }

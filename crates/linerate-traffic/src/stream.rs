@@ -50,6 +50,9 @@ pub struct StreamSpec {
     pub udp64: bool,
     /// What the thread does beyond bulk transfer, and where it runs ([`crate::modes`]).
     pub work: crate::modes::Work,
+    /// The user sized the socket buffers (`-w`): UDP streams leave them alone; otherwise a
+    /// UDP receiver raises its buffer so a scheduling hiccup is not counted as loss.
+    pub window_set: bool,
 }
 
 /// A connected data socket.

@@ -160,6 +160,9 @@ fn bad_flags_exit_2_with_the_flag_named() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--bitrate"));
+    let (out, _) = client(&["127.0.0.1", "-t", "100000h"]);
+    let err = one_line_error(&out);
+    assert!(err.contains("-t 360000000 s is above"), "{err}");
     let (out, _) = client(&["127.0.0.1", "-u", "-l", "70000", "-t", "1"]);
     let err = one_line_error(&out);
     assert!(err.contains("-l 70000"), "{err}");

@@ -11,11 +11,23 @@ use std::time::{Duration, Instant};
 
 use support::*;
 
-const COOKIE: &[u8; 37] = b"abcdefghijklmnopqrstuvwxyz234567abcd\0";
+/// A well-formed cookie, different on every call (a cookie names one test).
+fn cookie() -> Vec<u8> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz234567";
+    let n = N.fetch_add(1, Ordering::Relaxed) + std::process::id() as usize * 7;
+    let mut c = b"abcdefghijklmnopqrstuvwxyz23".to_vec();
+    for i in 0..8 {
+        c.push(ALPHABET[(n >> (5 * i)) & 31]);
+    }
+    c.push(0);
+    c
+}
 
 fn connect(port: u16) -> TcpStream {
     let s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(5)))
+    s.set_read_timeout(Some(Duration::from_secs(15)))
         .expect("timeout");
     s
 }
@@ -25,7 +37,7 @@ fn read_to_close(s: &mut TcpStream) -> Vec<u8> {
     let mut v = Vec::new();
     let mut buf = [0u8; 4096];
     let t = Instant::now();
-    while t.elapsed() < Duration::from_secs(5) {
+    while t.elapsed() < Duration::from_secs(15) {
         match s.read(&mut buf) {
             Ok(0) => return v,
             Ok(n) => v.extend_from_slice(&buf[..n]),
@@ -33,15 +45,17 @@ fn read_to_close(s: &mut TcpStream) -> Vec<u8> {
             Err(e) => panic!("server did not close: {e}"),
         }
     }
-    panic!("server did not close within 5 s");
+    panic!("server did not close within 15 s");
 }
 
 /// Sends a valid cookie, expects PARAM_EXCHANGE, sends `payload`, returns the answer.
 fn after_cookie(port: u16, payload: &[u8]) -> Vec<u8> {
     let mut s = connect(port);
-    s.write_all(COOKIE).expect("cookie");
+    s.write_all(&cookie()).expect("cookie");
     let mut b = [0u8; 1];
-    s.read_exact(&mut b).expect("param exchange");
+    if let Err(e) = s.read_exact(&mut b) {
+        panic!("no PARAM_EXCHANGE from the server: {e}");
+    }
     assert_eq!(b[0], 9, "PARAM_EXCHANGE");
     let _ = s.write_all(payload);
     read_to_close(&mut s)
@@ -86,7 +100,7 @@ fn garbage_wrong_cookie_and_http_are_logged_and_closed() {
     assert!(t.elapsed() < Duration::from_secs(4));
 
     assert!(
-        server.wait_log("an HTTP request", Duration::from_secs(5)),
+        server.wait_log("an HTTP request", Duration::from_secs(15)),
         "{}",
         server.log()
     );
@@ -112,6 +126,15 @@ fn huge_length_and_invalid_json_get_a_server_error() {
     let mut bad_value = br#"{"tcp":true,"parallel":"many"}"#.to_vec();
     bad_value.splice(0..0, (bad_value.len() as u32).to_be_bytes());
     assert_server_error(&after_cookie(server.port, &bad_value));
+    // Absurd numbers are refused, not trusted (a 1e300 s omit would overflow a Duration).
+    let mut absurd = br#"{"tcp":true,"num":1000,"omit":1e300,"parallel":1}"#.to_vec();
+    absurd.splice(0..0, (absurd.len() as u32).to_be_bytes());
+    assert_server_error(&after_cookie(server.port, &absurd));
+    assert!(
+        server.wait_log("\"parallel\"", Duration::from_secs(15)),
+        "{}",
+        server.log()
+    );
     let log = server.log();
     assert!(log.contains("4294967295 bytes"), "{log}");
     assert!(log.contains("not valid JSON"), "{log}");
@@ -145,7 +168,7 @@ fn clients_that_stall_or_vanish_mid_test_are_cleaned_up() {
     let mut params = br#"{"tcp":true,"time":5,"parallel":2,"len":1000}"#.to_vec();
     params.splice(0..0, (params.len() as u32).to_be_bytes());
     let mut s = connect(server.port);
-    s.write_all(COOKIE).expect("cookie");
+    s.write_all(&cookie()).expect("cookie");
     s.write_all(&params).expect("params");
     let answer = read_to_close(&mut s);
     assert_eq!(answer.first(), Some(&9), "{answer:?}");
@@ -160,7 +183,7 @@ fn clients_that_stall_or_vanish_mid_test_are_cleaned_up() {
         .spawn()
         .expect("client");
     assert!(
-        server.wait_log("test started: TCP 2", Duration::from_secs(5)),
+        server.wait_log("test started: TCP 2", Duration::from_secs(15)),
         "{}",
         server.log()
     );
@@ -168,7 +191,7 @@ fn clients_that_stall_or_vanish_mid_test_are_cleaned_up() {
     child.kill().expect("kill");
     let _ = child.wait();
     assert!(
-        server.wait_log("closed the control connection", Duration::from_secs(5)),
+        server.wait_log("closed the control connection", Duration::from_secs(15)),
         "{}",
         server.log()
     );

@@ -33,6 +33,7 @@ fn pps_receiver(spec: &PpsSpec) -> (StreamHandle, UdpSocket) {
         rate_bps: 0,
         pacing_timer: Duration::from_millis(1),
         udp64: true,
+        window_set: false,
         work: Work {
             kind: WorkKind::Pps(spec.clone()),
             ..Work::default()

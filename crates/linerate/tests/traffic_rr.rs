@@ -54,6 +54,7 @@ fn rr_percentiles_match_a_responder_with_known_delays() {
         rate_bps: 0,
         pacing_timer: Duration::from_millis(1),
         udp64: false,
+        window_set: false,
         work: Work {
             kind: WorkKind::Rr(RrSize {
                 request: 1,

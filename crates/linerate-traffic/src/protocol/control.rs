@@ -101,13 +101,34 @@ impl Control {
         message::write_json(&mut self.stream, v).map_err(|e| self.err(e, during, Duration::ZERO))
     }
 
-    /// Sends `SERVER_ERROR` with an iperf3 error code and errno 0.
+    /// Sends `SERVER_ERROR` with an iperf3 error code and errno 0, then closes gently.
     pub fn send_server_error(&mut self, code: i32) -> Result<(), TrafficError> {
         let mut b = vec![State::ServerError.to_byte()];
         b.extend_from_slice(&code.to_be_bytes());
         b.extend_from_slice(&0i32.to_be_bytes());
         self.stream
             .write_all(&b)
-            .map_err(|e| self.err(e, "sending a server error", Duration::ZERO))
+            .map_err(|e| self.err(e, "sending a server error", Duration::ZERO))?;
+        self.linger_close();
+        Ok(())
+    }
+
+    /// Ends our side, then reads (and drops) what the peer still sends, briefly and bounded:
+    /// closing with unread input would send a reset that can destroy our last message
+    /// before the peer reads it.
+    pub fn linger_close(&mut self) {
+        let _ = self.stream.shutdown(std::net::Shutdown::Write);
+        let _ = self
+            .stream
+            .set_read_timeout(Some(Duration::from_millis(50)));
+        let start = std::time::Instant::now();
+        let mut buf = [0u8; 16 * 1024];
+        let mut drained = 0usize;
+        while start.elapsed() < Duration::from_millis(500) && drained < (4 << 20) {
+            match self.stream.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => drained += n,
+            }
+        }
     }
 }

@@ -87,7 +87,10 @@ fn interval_stream(iv: &Interval, s: &StreamInterval) -> Value {
         if !sender {
             v["jitter_ms"] = json!(u.jitter_ms);
             v["lost_packets"] = json!(u.lost);
-            v["lost_percent"] = json!(crate::result::percent(u.lost, u.packets + u.lost));
+            v["lost_percent"] = json!(crate::result::percent(
+                u.lost,
+                u.packets.saturating_add(u.lost)
+            ));
             v["out_of_order"] = json!(u.out_of_order);
             v["duplicates"] = json!(u.duplicates);
         }
@@ -114,7 +117,10 @@ fn interval_sum(iv: &Interval, dir: Direction, udp: bool) -> Value {
         if dir == Direction::Receive {
             v["jitter_ms"] = json!(s.jitter_ms);
             v["lost_packets"] = json!(s.lost);
-            v["lost_percent"] = json!(crate::result::percent(s.lost, s.packets + s.lost));
+            v["lost_percent"] = json!(crate::result::percent(
+                s.lost,
+                s.packets.saturating_add(s.lost)
+            ));
         }
     }
     v

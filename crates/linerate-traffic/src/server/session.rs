@@ -88,7 +88,7 @@ fn check(sh: &Shared, p: &TestParams) -> Result<(), Refusal> {
         ));
     }
     let max = cfg.max_duration.as_secs_f64();
-    if !p.count_bounded() && p.time + p.omit > max {
+    if p.omit > max || (!p.count_bounded() && p.time + p.omit > max) {
         return Err(Refusal(
             ierr::DURATION,
             format!(
@@ -142,6 +142,7 @@ pub fn run(
             let _ = ctl.send(State::LinerateHello, "refusing");
             let hello = serde_json::to_value(Hello::refuse(msg.clone())).unwrap_or_default();
             let _ = ctl.send_json(&hello, "refusing");
+            ctl.linger_close();
         } else {
             let _ = ctl.send_server_error(code);
         }
@@ -189,7 +190,7 @@ pub fn run(
     let budget = params.byte_budget().map(|b| Arc::new(Budget::new(b)));
     let cpu0 = CpuSnapshot::now();
     // The sampler's baseline is taken before any thread can move a byte.
-    let omit = Duration::from_secs_f64(params.omit);
+    let omit = Duration::try_from_secs_f64(params.omit).unwrap_or(sh.cfg.max_duration);
     let mut sampler = Sampler::new(&streams, omit);
     for h in &mut streams {
         let b = (h.spec.direction == Direction::Send)
@@ -198,6 +199,11 @@ pub fn run(
         h.start(b)?;
     }
     let outcome = watch(sh, &mut ctl, &streams, &mut sampler, &params, omit);
+    // The measurement ends at TEST_END, not when the threads have noticed it.
+    for h in &streams {
+        h.stop();
+    }
+    let _ = sampler.sample(&streams);
     for h in streams
         .iter_mut()
         .filter(|h| h.spec.direction == Direction::Send)
@@ -210,7 +216,6 @@ pub fn run(
         }
         return Err(e);
     }
-    let _ = sampler.sample(&streams);
     for h in &mut streams {
         h.close();
     }
@@ -363,6 +368,7 @@ fn create_streams(
                     pacing_timer: Duration::from_micros(p.pacing_timer),
                     udp64: p.udp_counters_64bit,
                     work: crate::modes::Work::default(),
+                    window_set: p.window.is_some(),
                 },
                 s,
             )
@@ -383,7 +389,9 @@ fn watch(
     let planned = if p.count_bounded() {
         sh.cfg.max_duration
     } else {
-        Duration::from_secs_f64(p.time + p.omit).min(sh.cfg.max_duration)
+        Duration::try_from_secs_f64(p.time + p.omit)
+            .unwrap_or(sh.cfg.max_duration)
+            .min(sh.cfg.max_duration)
     };
     // The client's timer ends the test; the server allows some slack, then ends it itself.
     let hard_end = t0 + planned + Duration::from_secs(5).max(planned / 10);

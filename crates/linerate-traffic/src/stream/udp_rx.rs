@@ -147,6 +147,15 @@ mod tests {
     }
 
     #[test]
+    fn hostile_sequences_do_not_overflow() {
+        let t = feed(&[u64::MAX, 1, u64::MAX, 5, u64::MAX - 1]);
+        assert_eq!(t.max_seq, u64::MAX);
+        assert_eq!(t.duplicates, 1);
+        let t = feed(&[0, 0, 3]);
+        assert_eq!(t.max_seq, 3);
+    }
+
+    #[test]
     fn sixty_four_bit_sequences_work() {
         let base = u64::from(u32::MAX) + 10;
         let t = feed(&[base, base + 1, base + 3]);

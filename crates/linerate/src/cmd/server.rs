@@ -71,6 +71,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.max_tests == 0 || args.max_streams == 0 {
         anyhow::bail!("--max-tests and --max-streams must be at least 1");
     }
+    let week = std::time::Duration::from_secs(7 * 86_400);
+    for (flag, d) in [
+        ("--max-duration", args.max_duration),
+        ("--handshake-timeout", args.handshake_timeout),
+        ("--idle-timeout", args.idle_timeout),
+    ] {
+        if d.as_std() > week || d.as_std().is_zero() {
+            anyhow::bail!("{flag} {d}: expected more than 0 and at most 7 days");
+        }
+    }
     let cfg = ServerConfig {
         bind: args.bind,
         port: args.port,

@@ -318,6 +318,59 @@ fn start(s: &StartInfo) -> String {
 mod tests {
     use super::*;
 
+    /// A two-stream TCP run as the engine returns it.
+    fn tcp_run() -> RunResult {
+        let side = |bytes: u64, retr: Option<u64>| {
+            serde_json::json!({"bytes": bytes, "seconds": 2.0, "bits_per_second": bytes as f64 * 4.0,
+                "retransmits": retr, "max_snd_cwnd": null, "min_rtt": null, "mean_rtt": null, "max_rtt": null})
+        };
+        let iv = |start: f64, b: u64| {
+            serde_json::json!({"start": start, "end": start + 1.0, "omitted": false, "streams": [
+                {"id": 1, "direction": "send", "bytes": b, "bits_per_second": b as f64 * 8.0,
+                 "tcp": {"retransmits": 3, "snd_cwnd": 1_250_000, "rtt_us": 50, "rttvar_us": 10, "pmtu": 65535}, "udp": null},
+                {"id": 3, "direction": "send", "bytes": b / 2, "bits_per_second": (b / 2) as f64 * 8.0,
+                 "tcp": {"retransmits": 0, "snd_cwnd": 640_000, "rtt_us": 60, "rttvar_us": 10, "pmtu": 65535}, "udp": null}]})
+        };
+        serde_json::from_value(serde_json::json!({
+            "schema": "linerate.traffic/1",
+            "start": {"engine_version": "0.1.0", "timestamp": 0, "cookie": "c",
+                "peer": {"host": "example", "addr": "192.0.2.1", "port": 5201, "kind": "iperf3", "version": null},
+                "connected": [
+                    {"id": 1, "direction": "send", "local": "192.0.2.2:40000", "remote": "192.0.2.1:5201"},
+                    {"id": 3, "direction": "send", "local": "192.0.2.2:40002", "remote": "192.0.2.1:5201"}],
+                "protocol": "tcp", "mode": "stream", "parallel": 2, "reverse": false, "bidir": false,
+                "blksize": 131072, "omit_secs": 0.0, "duration_secs": 2.0, "bytes": 0, "blocks": 0,
+                "target_bitrate": 0, "tos": 0, "interval_secs": 1.0, "tcp_mss_default": 1448,
+                "sock_bufsize": 0, "sndbuf_actual": 16384, "rcvbuf_actual": 131072, "system_info": "Linux"},
+            "intervals": [iv(0.0, 1_170_000_000), iv(1.0, 1_180_000_000)],
+            "end": {"streams": [
+                    {"id": 1, "direction": "send", "sender": side(2_350_000_000, Some(3)), "receiver": side(2_349_000_000, None), "udp": null},
+                    {"id": 3, "direction": "send", "sender": side(1_175_000_000, Some(0)), "receiver": side(1_174_000_000, None), "udp": null}],
+                "cpu_local": {"total": 35.5, "user": 1.5, "system": 34.0},
+                "cpu_remote": {"total": 20.25, "user": 0.25, "system": 20.0},
+                "congestion_local": "cubic", "congestion_remote": "cubic",
+                "server_output_text": null, "server_output_json": null}
+        }))
+        .expect("fixture")
+    }
+
+    #[test]
+    fn human_output_of_a_parallel_tcp_run() {
+        let run = tcp_run();
+        let r = Renderer {
+            protocol: Protocol::Tcp,
+            bidir: false,
+            header: false,
+        };
+        let mut text = start(&run.start);
+        text.push_str(&r.header_line(false));
+        for iv in &run.intervals {
+            text.push_str(&r.interval(iv));
+        }
+        text.push_str(&r.summary(&run));
+        insta::assert_snapshot!(text);
+    }
+
     #[test]
     fn units_read_like_iperf3() {
         assert_eq!(bytes(0), "0.00 B");
