@@ -1,9 +1,8 @@
-//! Per-node sysctls: written through /proc/sys from a thread inside the node's namespace and
-//! read back. Only per-network-namespace keys are accepted; anything that would change the
-//! whole host is refused with the reason.
-//!
-//! This is deliberately a small writer behind one function, [`apply_in_node`]: when the tuning
-//! crate's applier (with its journal) lands, the lead can route this call through it.
+//! Per-node sysctls. Only per-network-namespace keys are accepted; anything that would change
+//! the whole host is refused with the reason. The write itself goes through the tuning crate's
+//! applier (`linerate_tuning::apply::apply_in`) inside the node's namespace: the catalogue's
+//! type checks, a journal of the old value (under [`JOURNAL_DIR`]), read-back, and restore on
+//! failure — the same path as `linerate tune --apply --netns`.
 
 use std::fs;
 use std::io;
@@ -11,6 +10,10 @@ use std::path::PathBuf;
 
 use crate::LabError;
 use crate::netns::Netns;
+
+/// Where the applier's journals of lab sysctls go (tmpfs: they die with the boot, as the labs'
+/// namespaces do).
+pub const JOURNAL_DIR: &str = "/run/linerate/lab-journal";
 
 /// One sysctl written in a node, with the value before and after.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -71,56 +74,64 @@ pub fn apply_in_node(
     check_scope(key)?;
     let rel = key_path(key);
     let path = PathBuf::from("/proc/sys").join(&rel);
-    let outcome = ns.run(|| {
-        let before = match fs::read_to_string(&path) {
-            Ok(v) => v,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => {
-                return Err(LabError::Io {
-                    what: format!("read {} in node {node}", path.display()),
-                    source: e,
-                });
-            }
+    let inside = ns.run(|| Ok(path.exists()))?;
+    if inside {
+        let dotted = rel.replace('/', ".");
+        let opts = linerate_tuning::apply::ApplyOptions {
+            journal_dir: PathBuf::from(JOURNAL_DIR),
+            explicit: true,
+            dry_run: false,
         };
-        fs::write(&path, format!("{value}\n")).map_err(LabError::io(format!(
-            "write {value:?} to {} in node {node}",
-            path.display()
-        )))?;
-        let after = fs::read_to_string(&path).map_err(LabError::io(format!(
-            "read back {} in node {node}",
-            path.display()
-        )))?;
-        Ok(Some((normalise(&before), normalise(&after))))
-    })?;
-    match outcome {
-        Some((before, after)) => {
-            if after != normalise(value) {
-                return Err(LabError::ReadBack {
-                    key: key.to_owned(),
-                    node: node.to_owned(),
-                    wrote: value.to_owned(),
-                    read: after,
-                });
-            }
-            Ok(SysctlWrite {
-                node: node.to_owned(),
+        let applied = linerate_tuning::apply::apply_in(
+            &linerate_tuning::apply::Where::Netns(ns.name.clone()),
+            &[(dotted, value.to_owned())],
+            &opts,
+        )
+        .map_err(|e| LabError::Io {
+            what: format!("set {key} = {value:?} in node {node}"),
+            source: io::Error::other(e.to_string()),
+        })?;
+        let after = ns.run(|| {
+            fs::read_to_string(&path).map_err(LabError::io(format!(
+                "read back {} in node {node}",
+                path.display()
+            )))
+        })?;
+        let after = normalise(&after);
+        if after != normalise(value) {
+            return Err(LabError::ReadBack {
                 key: key.to_owned(),
-                before,
-                after,
-            })
+                node: node.to_owned(),
+                wrote: value.to_owned(),
+                read: after,
+            });
         }
-        // Absent inside the namespace: global (host-only) if the host has it, else unknown.
-        None if path.exists() => Err(LabError::HostOnlyKey {
+        let before = applied
+            .plan
+            .changes
+            .first()
+            .map_or_else(|| after.clone(), |c| normalise(&c.old));
+        return Ok(SysctlWrite {
+            node: node.to_owned(),
+            key: key.to_owned(),
+            before,
+            after,
+        });
+    }
+    // Absent inside the namespace: global (host-only) if the host has it, else unknown.
+    if path.exists() {
+        Err(LabError::HostOnlyKey {
             key: key.to_owned(),
             reason: "it is not per network namespace on this kernel (it exists only in the host's \
                      initial namespace), so setting it would change the whole host"
                 .to_owned(),
-        }),
-        None => Err(LabError::UnknownKey {
+        })
+    } else {
+        Err(LabError::UnknownKey {
             key: key.to_owned(),
             path: rel,
             place: format!("in node {node}"),
-        }),
+        })
     }
 }
 
