@@ -416,6 +416,20 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
         emulator_exe: exe,
     };
     let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    // On a terminal: a bar over all runs (with elapsed time, ticking while a run is under way)
+    // and one line per finished run above it; piped: quiet.
+    let bar = tty.then(|| {
+        let total = u64::from(exp.repetitions) * exp.variants.len() as u64;
+        let pb = indicatif::ProgressBar::new(total);
+        pb.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        pb.enable_steady_tick(std::time::Duration::from_millis(200));
+        pb
+    });
     let started = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
@@ -446,13 +460,15 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
                 Err(e) => store_error = Some(e),
             }
         }
-        if tty {
+        if let Some(pb) = &bar {
             let what = match (&r.measure, &r.error) {
                 (Some(m), _) => render::quantity(m.value, m.unit),
                 (None, Some(e)) => format!("failed: {e}"),
                 (None, None) => "failed".to_owned(),
             };
-            eprintln!("[{i}/{n}] {}: {what}", r.variant);
+            pb.set_length(n as u64);
+            pb.set_position(i as u64);
+            pb.println(format!("[{i}/{n}] {}: {what}", r.variant));
         }
     };
     let engine;
@@ -465,7 +481,11 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
         }
         LoadTool::Iperf3 => &linerate_lab::runner::Iperf3,
     };
-    let result = linerate_lab::runner::run(&exp, &opts, load, &mut progress)?;
+    let result = linerate_lab::runner::run(&exp, &opts, load, &mut progress);
+    if let Some(pb) = &bar {
+        pb.finish_and_clear();
+    }
+    let result = result?;
     if a.json {
         output::print_json(&result)?;
     } else {
