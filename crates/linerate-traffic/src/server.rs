@@ -135,9 +135,11 @@ impl Server {
     /// the server is terminating and are waited for, a few seconds at most.
     pub fn serve(&self, stop: &AtomicBool) -> Result<(), TrafficError> {
         let sh = &self.shared;
-        self.tcp
-            .set_nonblocking(true)
-            .map_err(|e| TrafficError::socket("making the listener non-blocking", e))?;
+        // Linux's accept() honours SO_RCVTIMEO: block, but look at the stop flag 10 times a
+        // second (a polling sleep would add its period to every connection's set-up).
+        socket2::SockRef::from(&self.tcp)
+            .set_read_timeout(Some(Duration::from_millis(100)))
+            .map_err(|e| TrafficError::socket("setting the listener's accept timeout", e))?;
         if let Some(a) = self.local_addr() {
             sh.log(
                 Level::Info,
@@ -163,9 +165,13 @@ impl Server {
                     seq += 1;
                     accept::spawn(Arc::clone(sh), stream, peer, seq);
                 }
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                    std::thread::sleep(Duration::from_millis(10));
-                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock
+                            | std::io::ErrorKind::TimedOut
+                            | std::io::ErrorKind::Interrupted
+                    ) => {}
                 Err(e) => {
                     sh.log(Level::Warn, None, None, format!("accept failed: {e}"));
                     std::thread::sleep(Duration::from_millis(50));

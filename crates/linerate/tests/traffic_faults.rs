@@ -12,7 +12,19 @@ use std::time::{Duration, Instant};
 
 use support::*;
 
-const COOKIE: &[u8; 37] = b"abcdefghijklmnopqrstuvwxyz234567abcd\0";
+/// A well-formed cookie, different on every call (a cookie names one test).
+fn cookie() -> Vec<u8> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz234567";
+    let n = N.fetch_add(1, Ordering::Relaxed) + std::process::id() as usize * 7;
+    let mut c = b"abcdefghijklmnopqrstuvwxyz23".to_vec();
+    for i in 0..8 {
+        c.push(ALPHABET[(n >> (5 * i)) & 31]);
+    }
+    c.push(0);
+    c
+}
 
 fn connect(port: u16) -> TcpStream {
     let s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
@@ -40,7 +52,7 @@ fn read_to_close(s: &mut TcpStream) -> Vec<u8> {
 /// Sends a valid cookie, expects PARAM_EXCHANGE, sends `payload`, returns the answer.
 fn after_cookie(port: u16, payload: &[u8]) -> Vec<u8> {
     let mut s = connect(port);
-    s.write_all(COOKIE).expect("cookie");
+    s.write_all(&cookie()).expect("cookie");
     let mut b = [0u8; 1];
     s.read_exact(&mut b).expect("param exchange");
     assert_eq!(b[0], 9, "PARAM_EXCHANGE");
@@ -113,6 +125,11 @@ fn huge_length_and_invalid_json_get_a_server_error() {
     let mut bad_value = br#"{"tcp":true,"parallel":"many"}"#.to_vec();
     bad_value.splice(0..0, (bad_value.len() as u32).to_be_bytes());
     assert_server_error(&after_cookie(server.port, &bad_value));
+    assert!(
+        server.wait_log("\"parallel\"", Duration::from_secs(5)),
+        "{}",
+        server.log()
+    );
     let log = server.log();
     assert!(log.contains("4294967295 bytes"), "{log}");
     assert!(log.contains("not valid JSON"), "{log}");
@@ -146,7 +163,7 @@ fn clients_that_stall_or_vanish_mid_test_are_cleaned_up() {
     let mut params = br#"{"tcp":true,"time":5,"parallel":2,"len":1000}"#.to_vec();
     params.splice(0..0, (params.len() as u32).to_be_bytes());
     let mut s = connect(server.port);
-    s.write_all(COOKIE).expect("cookie");
+    s.write_all(&cookie()).expect("cookie");
     s.write_all(&params).expect("params");
     let answer = read_to_close(&mut s);
     assert_eq!(answer.first(), Some(&9), "{answer:?}");

@@ -241,14 +241,16 @@ fn a_mode_the_server_lacks_is_refused_before_any_traffic() {
             "-p",
             &server.port.to_string(),
             "--mode",
-            "crr",
+            "rr",
+            // The modes themselves are served (issue 4); a CPU the server lacks is not.
+            "--affinity=0/1000",
         ]),
         Duration::from_secs(10),
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("refused the test: --mode crr is not available"),
+        err.contains("refused the test: --affinity: CPU 1000 is not available"),
         "{err}"
     );
     assert!(!server.log().contains("test started"), "{}", server.log());
