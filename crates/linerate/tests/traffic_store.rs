@@ -29,53 +29,28 @@ fn client_runs_are_stored_unless_told_not_to() {
     let server = linerate_server(&[]);
     let port = server.port.to_string();
 
-    let out = run_bounded(
-        linerate_cmd()
-            .args(["client", "127.0.0.1", "-p", &port, "-t", "1", "--db"])
-            .arg(&db),
-        Duration::from_secs(30),
-    );
-    assert!(out.status.success(), "{out:?}");
+    // A one-second client run against the server, storing into `db`, plus `extra` flags.
+    let client = |extra: &[&str]| {
+        let out = run_bounded(
+            linerate_cmd()
+                .args(["client", "127.0.0.1", "-p", &port, "-t", "1"])
+                .args(extra)
+                .arg("--db")
+                .arg(&db),
+            Duration::from_secs(30),
+        );
+        assert!(out.status.success(), "{out:?}");
+        out
+    };
+
+    let out = client(&[]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("stored as run 1"), "{text}");
 
-    let out = run_bounded(
-        linerate_cmd()
-            .args([
-                "client",
-                "127.0.0.1",
-                "-p",
-                &port,
-                "-t",
-                "1",
-                "-u",
-                "-b",
-                "5M",
-                "--json",
-                "--db",
-            ])
-            .arg(&db),
-        Duration::from_secs(30),
-    );
-    assert!(out.status.success(), "{out:?}");
+    let out = client(&["-u", "-b", "5M", "--json"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("stored as run 2"));
 
-    let out = run_bounded(
-        linerate_cmd()
-            .args([
-                "client",
-                "127.0.0.1",
-                "-p",
-                &port,
-                "-t",
-                "1",
-                "--no-store",
-                "--db",
-            ])
-            .arg(&db),
-        Duration::from_secs(30),
-    );
-    assert!(out.status.success(), "{out:?}");
+    let out = client(&["--no-store"]);
     assert!(!String::from_utf8_lossy(&out.stdout).contains("stored as run"));
 
     let doc = history(&db);
