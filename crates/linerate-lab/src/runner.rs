@@ -10,11 +10,16 @@
 
 mod engine;
 mod iperf3;
+mod summary;
 
 use std::time::{Duration, Instant};
 
 pub use engine::Engine;
 pub use iperf3::Iperf3;
+pub use summary::comparison_options;
+
+use linerate_stats::Confidence;
+use linerate_stats::comparison::Verdict;
 
 use crate::build::{self, UpOptions};
 use crate::experiment::schedule::{self, Slot};
@@ -81,9 +86,11 @@ pub struct VariantResult {
     pub failed: usize,
     /// Descriptive statistics of `values`.
     pub summary: linerate_stats::Summary,
-    /// Against the baseline (the first variant) at 95 % confidence, Student's t as ministat;
-    /// `None` for the baseline or with fewer than two values on either side.
-    pub vs_baseline: Option<linerate_stats::Comparison>,
+    /// Against the baseline (the first variant), Student's t at the experiment's confidence
+    /// with exact quantiles; `None` for the baseline or with fewer than two values on either
+    /// side. Written to JSON as the Student's t comparison.
+    #[serde(serialize_with = "summary::student_t")]
+    pub vs_baseline: Option<Verdict>,
 }
 
 /// The result of an experiment.
@@ -97,6 +104,8 @@ pub struct ExperimentResult {
     pub lab: String,
     /// The load generator.
     pub load: &'static str,
+    /// The confidence level of the comparisons.
+    pub confidence: Confidence,
     /// Every run, in order.
     pub runs: Vec<RunRecord>,
     /// Per variant; the first is the baseline.
@@ -108,11 +117,13 @@ const DURATION_TOLERANCE: f64 = 0.2;
 /// Extra seconds a run may last beyond the tolerance.
 const DURATION_SLACK_S: f64 = 1.0;
 
-/// Runs `exp`; `progress` sees each run as it ends (run index, total).
+/// Runs `exp` and compares each variant with the baseline at `confidence`; `progress` sees
+/// each run as it ends (run index, total).
 pub fn run(
     exp: &Experiment,
     opts: &UpOptions,
     load: &dyn Load,
+    confidence: Confidence,
     progress: &mut dyn FnMut(&RunRecord, usize, usize),
 ) -> Result<ExperimentResult, LabError> {
     if !sys::is_root() {
@@ -176,42 +187,13 @@ pub fn run(
     if let Some(sig) = pending.get() {
         return Err(LabError::Interrupted(sig));
     }
-    let mut variants: Vec<VariantResult> = exp
-        .variants
-        .iter()
-        .enumerate()
-        .map(|(i, v)| {
-            let mine: Vec<&RunRecord> = runs.iter().filter(|r| r.slot.variant == i).collect();
-            let values: Vec<f64> = mine
-                .iter()
-                .filter_map(|r| r.measure.as_ref().map(|m| m.value))
-                .collect();
-            VariantResult {
-                name: v.name.clone(),
-                unit: mine.iter().find_map(|r| r.measure.as_ref().map(|m| m.unit)),
-                summary: linerate_stats::Summary::of(&values),
-                values,
-                failed: mine.iter().filter(|r| r.measure.is_none()).count(),
-                vs_baseline: None,
-            }
-        })
-        .collect();
-    if let Some(base) = variants.first().map(|b| b.summary)
-        && base.n >= 2
-    {
-        for v in variants.iter_mut().skip(1).filter(|v| v.summary.n >= 2) {
-            v.vs_baseline = Some(linerate_stats::compare(
-                &base,
-                &v.summary,
-                linerate_stats::Confidence::P95,
-            ));
-        }
-    }
+    let variants = summary::variants(exp, &runs, confidence);
     Ok(ExperimentResult {
         schema: SCHEMA,
         experiment: exp.name.clone(),
         lab: exp.lab_name.to_string(),
         load: load.name(),
+        confidence,
         runs,
         variants,
     })

@@ -11,6 +11,9 @@
 //! - [`compare::compare`] is the pooled-variance two-sample t test with ministat's difference,
 //!   error and relative error; [`compare::Comparison::verdict`] words it as ministat does.
 //! - [`rank`] is the Mann–Whitney U test for skewed data (latencies).
+//! - [`comparison`] is the engine `compare`, `report` and `lab run` share: which samples
+//!   stand for a group of runs, Student's t or rank verdicts against the baseline at any
+//!   confidence level, and typed warnings (too few values, autocorrelated intervals).
 //! - [`read`] parses ministat's input format; [`ministat`] renders ministat's output (plot,
 //!   bars, table, verdicts) as a `String`; [`cfmt`] is C's `%g` formatting they share.
 //! - [`distribution`] is a streaming log-linear histogram (bounded memory, stated precision)
@@ -21,6 +24,7 @@
 
 pub mod cfmt;
 pub mod compare;
+pub mod comparison;
 pub mod distribution;
 pub mod ks;
 pub mod ministat;

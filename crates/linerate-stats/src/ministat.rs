@@ -13,8 +13,9 @@ use std::io::{self, Write};
 
 use crate::Sample;
 use crate::cfmt::format_g_width;
-use crate::compare::{Comparison, TSource, compare_with};
-use crate::rank::{MannWhitney, mann_whitney};
+use crate::compare::TSource;
+pub use crate::comparison::Test;
+use crate::comparison::{self, TestOutcome, test_pair};
 use crate::student::Confidence;
 use crate::summary::Summary;
 
@@ -35,17 +36,6 @@ pub struct Dataset<'a> {
     pub name: &'a str,
     /// The values.
     pub sample: &'a Sample,
-}
-
-/// Which test compares each set with the first.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Test {
-    /// Student's t with pooled variance (ministat's).
-    #[default]
-    StudentT,
-    /// The Mann–Whitney U rank test.
-    MannWhitney,
 }
 
 /// What to print, mirroring ministat's flags.
@@ -81,35 +71,6 @@ impl Default for Options {
     }
 }
 
-/// The comparison of one set with the first, by the test chosen.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Outcome {
-    /// Student's t.
-    StudentT(Comparison),
-    /// Mann–Whitney U.
-    MannWhitney(MannWhitney),
-}
-
-impl Outcome {
-    /// The verdict lines in ministat's wording.
-    #[must_use]
-    pub fn verdict(&self) -> String {
-        match self {
-            Self::StudentT(c) => c.verdict(),
-            Self::MannWhitney(m) => m.verdict(),
-        }
-    }
-
-    /// Whether a difference is proven.
-    #[must_use]
-    pub fn significant(&self) -> bool {
-        match self {
-            Self::StudentT(c) => c.significant,
-            Self::MannWhitney(m) => m.significant,
-        }
-    }
-}
-
 /// Compares `other` with `baseline` as `linerate stat` does: Student's t uses ministat's
 /// table at ministat's six levels (so the digits match) and exact quantiles at any other.
 #[must_use]
@@ -118,21 +79,16 @@ pub fn compare_sets(
     other: &Sample,
     confidence: Confidence,
     test: Test,
-) -> Outcome {
-    match test {
-        Test::StudentT => {
-            let source = if confidence.ministat_column().is_some() {
-                TSource::MinistatTable
-            } else {
-                TSource::Exact
-            };
-            let (base, new) = (baseline.summary(), other.summary());
-            let comparison = compare_with(&base, &new, confidence, source)
-                .unwrap_or_else(|_| crate::compare::compare(&base, &new, confidence));
-            Outcome::StudentT(comparison)
-        }
-        Test::MannWhitney => Outcome::MannWhitney(mann_whitney(baseline, other, confidence)),
-    }
+) -> TestOutcome {
+    test_pair(
+        baseline,
+        other,
+        &comparison::Options {
+            confidence,
+            test,
+            t_source: TSource::MinistatTable,
+        },
+    )
 }
 
 /// Renders ministat's whole output for `sets` (1 to [`MAX_SETS`]; more are rendered too, but

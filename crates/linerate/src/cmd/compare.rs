@@ -4,6 +4,7 @@
 
 pub mod analysis;
 pub mod verdicts;
+pub mod words;
 
 use std::process::ExitCode;
 
@@ -52,14 +53,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         let mut text = format!(
             "Compared: {}; values below in {}; Student's t at {}% confidence.\n\n",
-            outcome.kind.describe(),
+            words::describe(outcome.kind()),
             outcome.scale.1,
-            outcome.confidence.percent()
+            outcome.confidence().percent()
         );
         text.push_str(&outcome.ministat);
         text.push('\n');
         text.push_str(&outcome.differences());
-        for w in &outcome.warnings {
+        for w in outcome.warnings() {
             text.push_str(&format!("warning: {w}\n"));
         }
         output::print_text(&text)?;

@@ -371,6 +371,9 @@ fn up(dir: &StateDir, a: UpArgs) -> anyhow::Result<ExitCode> {
 /// 4-second runs, about a minute).
 const EMBEDDED_EXPERIMENT: &str = include_str!("../../../../examples/lab/window-buffers.toml");
 
+/// The confidence level of `lab run`'s verdicts.
+const LAB_CONFIDENCE: linerate_stats::Confidence = linerate_stats::Confidence::P95;
+
 fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
     use linerate_lab::experiment;
     let host = experiment::LiveHost;
@@ -481,7 +484,7 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
         }
         LoadTool::Iperf3 => &linerate_lab::runner::Iperf3,
     };
-    let result = linerate_lab::runner::run(&exp, &opts, load, &mut progress);
+    let result = linerate_lab::runner::run(&exp, &opts, load, LAB_CONFIDENCE, &mut progress);
     if let Some(pb) = &bar {
         pb.finish_and_clear();
     }

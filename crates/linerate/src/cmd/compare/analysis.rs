@@ -1,16 +1,12 @@
-//! Which samples a comparison uses, and the checks on them (shared by `compare` and
-//! `report`).
-//!
-//! - Single runs are compared on their **per-interval throughput** (the forward-direction sum,
-//!   omitted warm-up excluded). Consecutive intervals of one TCP flow are rarely independent,
-//!   so the lag-1 autocorrelation is checked and a warning given when it is significant.
-//! - Repeated runs (an experiment's variants, or ids joined by commas) are compared on **one
-//!   value per repetition**: each run's receiver-side throughput. These are independent when
-//!   the repetitions were interleaved, which is what Student's t assumes.
+//! Which stored runs form the groups a comparison uses (shared by `compare` and `report`),
+//! and their values for the comparison engine in linerate-stats, which chooses the samples:
+//! single runs on their **per-interval throughput**, repeated runs (an experiment's variants,
+//! or ids joined by commas) on **one value per repetition**.
 
 use std::collections::BTreeMap;
 
 use anyhow::Context;
+use linerate_stats::comparison;
 use linerate_store::{RunId, RunRecord, Store};
 
 /// A group of runs compared as one data set: one run, or the repetitions of one variant.
@@ -22,39 +18,6 @@ pub struct Group {
     pub runs: Vec<(RunId, RunRecord)>,
     /// For sweeps: the swept value of this variant, and its label.
     pub sweep: Option<(f64, String)>,
-}
-
-/// What a data set holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SampleKind {
-    /// Per-interval throughput of one run.
-    PerInterval,
-    /// One throughput value per repetition.
-    PerRepetition,
-}
-
-impl SampleKind {
-    /// Says in words which samples were compared.
-    pub fn describe(self) -> &'static str {
-        match self {
-            SampleKind::PerInterval => {
-                "per-interval throughput of each run (the sum over streams for every reporting interval, warm-up excluded)"
-            }
-            SampleKind::PerRepetition => {
-                "one value per repetition: each run's receiver-side throughput over the whole test"
-            }
-        }
-    }
-}
-
-/// The data set of a group.
-#[derive(Debug, Clone)]
-pub struct DataSet {
-    /// The group's label.
-    pub label: String,
-    /// The values, bits/s.
-    pub values: Vec<f64>,
 }
 
 /// Parses `1 2 3` or `1,2,3 4,5,6` into groups of run ids.
@@ -141,91 +104,29 @@ pub fn experiment_groups(store: &Store, experiment: &str) -> anyhow::Result<Vec<
         .collect())
 }
 
-/// The data sets to compare, and what they hold: per-interval when every group is a single
-/// run, otherwise one value per repetition.
-pub fn data_sets(groups: &[Group]) -> (SampleKind, Vec<DataSet>) {
-    let kind = if groups.iter().all(|g| g.runs.len() == 1) {
-        SampleKind::PerInterval
-    } else {
-        SampleKind::PerRepetition
-    };
-    let sets = groups
+/// The groups as the comparison engine sees them: each run's receiver-side throughput over
+/// the whole test, its per-interval throughput (the forward-direction sum, omitted warm-up
+/// excluded) and which test measured it.
+pub fn engine_groups(groups: &[Group]) -> Vec<comparison::Group> {
+    groups
         .iter()
-        .map(|g| DataSet {
+        .map(|g| comparison::Group {
             label: g.label.clone(),
-            values: match kind {
-                SampleKind::PerInterval => g
-                    .runs
-                    .iter()
-                    .flat_map(|(_, r)| r.throughput_series())
-                    .map(|s| s.bits_per_second)
-                    .collect(),
-                SampleKind::PerRepetition => {
-                    g.runs.iter().map(|(_, r)| r.summary.received_bps).collect()
-                }
-            },
+            repetitions: g
+                .runs
+                .iter()
+                .map(|(_, r)| comparison::Repetition {
+                    value: r.summary.received_bps,
+                    intervals: r
+                        .throughput_series()
+                        .iter()
+                        .map(|s| s.bits_per_second)
+                        .collect(),
+                    test: Some(format!("{} {}", r.mode, r.direction.as_str())),
+                })
+                .collect(),
         })
-        .collect();
-    (kind, sets)
-}
-
-/// The lag-1 autocorrelation coefficient r₁ = Σ(xᵢ−x̄)(xᵢ₊₁−x̄) / Σ(xᵢ−x̄)²; `None` below 3
-/// values or when all values are equal.
-pub fn lag1_autocorrelation(values: &[f64]) -> Option<f64> {
-    if values.len() < 3 {
-        return None;
-    }
-    #[allow(clippy::cast_precision_loss)]
-    let mean = values.iter().sum::<f64>() / values.len() as f64;
-    let denom: f64 = values.iter().map(|x| (x - mean) * (x - mean)).sum();
-    if denom <= 0.0 {
-        return None;
-    }
-    let num: f64 = values
-        .windows(2)
-        .map(|w| (w[0] - mean) * (w[1] - mean))
-        .sum();
-    Some(num / denom)
-}
-
-/// Fewer values than this per data set and the verdict is weak whatever it says.
-pub const MIN_SAMPLES: usize = 5;
-
-/// Warnings about the data sets: too few values; per-interval samples that are
-/// autocorrelated (|r₁| above the 95% band ±1.96/√n of independent values).
-pub fn warnings(kind: SampleKind, sets: &[DataSet]) -> Vec<String> {
-    let mut out = Vec::new();
-    let few: Vec<String> = sets
-        .iter()
-        .filter(|s| s.values.len() < MIN_SAMPLES)
-        .map(|s| format!("{} ({})", s.label, s.values.len()))
-        .collect();
-    if !few.is_empty() {
-        out.push(format!(
-            "too few values for a trustworthy verdict in {}: aim for {MIN_SAMPLES} or more{}",
-            few.join(", "),
-            match kind {
-                SampleKind::PerInterval => " (run longer, or repeat the runs)",
-                SampleKind::PerRepetition => " repetitions",
-            }
-        ));
-    }
-    if kind == SampleKind::PerInterval {
-        for set in sets {
-            let Some(r1) = lag1_autocorrelation(&set.values) else {
-                continue;
-            };
-            #[allow(clippy::cast_precision_loss)]
-            let band = 1.96 / (set.values.len() as f64).sqrt();
-            if r1.abs() > band {
-                out.push(format!(
-                    "{}: consecutive intervals are autocorrelated (lag-1 r = {r1:.2}, beyond ±{band:.2}); they are not independent, so the confidence is overstated — repeat the run and compare one value per repetition",
-                    set.label
-                ));
-            }
-        }
-    }
-    out
+        .collect()
 }
 
 #[cfg(test)]
@@ -233,48 +134,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn autocorrelation_of_known_series() {
-        // Alternating series: r1 = -1 * (n-1)/n for ±1.
-        let alt = [1.0, -1.0, 1.0, -1.0, 1.0, -1.0];
-        let r = lag1_autocorrelation(&alt).unwrap_or(f64::NAN);
-        assert!((r - (-5.0 / 6.0)).abs() < 1e-12, "{r}");
-        // A trend is strongly positively autocorrelated.
-        let trend: Vec<f64> = (0..20).map(f64::from).collect();
-        assert!(lag1_autocorrelation(&trend).unwrap_or(0.0) > 0.8);
-        assert_eq!(lag1_autocorrelation(&[1.0, 1.0, 1.0]), None);
-        assert_eq!(lag1_autocorrelation(&[1.0, 2.0]), None);
-    }
-
-    #[test]
     fn groups_parse_with_commas() {
         let g = parse_groups(&["1,2,3".into(), "4".into()]).unwrap_or_default();
         assert_eq!(g, vec![vec![RunId(1), RunId(2), RunId(3)], vec![RunId(4)]]);
         assert!(parse_groups(&["x".into()]).is_err());
         assert!(parse_groups(&["0".into()]).is_err());
-    }
-
-    #[test]
-    fn warns_about_few_and_autocorrelated_samples() {
-        let sets = [
-            DataSet {
-                label: "a".into(),
-                values: vec![1.0, 2.0],
-            },
-            DataSet {
-                label: "b".into(),
-                values: (0..30).map(f64::from).collect(),
-            },
-        ];
-        let w = warnings(SampleKind::PerInterval, &sets);
-        assert!(
-            w.iter().any(|w| w == "too few values for a trustworthy verdict in a (2): aim for 5 or more (run longer, or repeat the runs)"),
-            "{w:?}"
-        );
-        assert!(
-            w.iter()
-                .any(|w| w.starts_with("b: consecutive intervals are autocorrelated")),
-            "{w:?}"
-        );
-        assert!(warnings(SampleKind::PerRepetition, &sets[1..]).is_empty());
     }
 }

@@ -259,7 +259,7 @@ pub fn quantity(value: f64, unit: &str) -> String {
 }
 
 /// `lab run` as text: per variant the mean ± standard deviation with min … max and N, and
-/// against the baseline (the first variant) ministat's verdict at 95 % confidence.
+/// against the baseline (the first variant) ministat's verdict at the experiment's confidence.
 pub fn run_text(
     e: &linerate_lab::experiment::Experiment,
     r: &linerate_lab::runner::ExperimentResult,
@@ -294,7 +294,7 @@ pub fn run_text(
         out.push_str(&line);
         out.push('\n');
         if let Some(c) = &v.vs_baseline {
-            for l in c.verdict().lines() {
+            for l in c.outcome.verdict().lines() {
                 out.push_str(&format!("      {}\n", l.trim_start_matches('\t')));
             }
         } else if i > 0 {
@@ -316,7 +316,7 @@ pub fn run_text(
 }
 
 /// A sweep's ASCII curve: one bar per value scaled to the best mean, then the best value and
-/// whether it beats the runner-up at 95 % confidence.
+/// whether it beats the runner-up at the experiment's confidence.
 fn sweep_curve(
     parameter: &str,
     values: &[String],
@@ -361,10 +361,14 @@ fn sweep_curve(
         .max_by(|a, b| a.1.total_cmp(b.1))
         .map(|(i, _)| i);
     if let Some(ri) = runner_up {
-        let (b, o) = (&r.variants[ri].summary, &r.variants[bi].summary);
-        if b.n >= 2 && o.n >= 2 {
-            let c = linerate_stats::compare(b, o, linerate_stats::Confidence::P95);
-            let first = c.verdict().lines().next().unwrap_or_default().to_owned();
+        if let Some(v) = r.verdict(ri, bi) {
+            let first = v
+                .outcome
+                .verdict()
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_owned();
             out.push_str(&format!(
                 "  against the runner-up ({} = {}): {first}\n",
                 parameter, values[ri]
@@ -399,6 +403,7 @@ mod tests {
             experiment: "s".into(),
             lab: "x".into(),
             load: "iperf3",
+            confidence: linerate_stats::Confidence::P95,
             runs: vec![],
             variants: vec![variant("a", &[25e6, 25e6]), variant("b", &[99e6, 101e6])],
         };

@@ -2,7 +2,8 @@
 //! Schema `linerate.stat/1`; NaN (for example the stddev of identical values' mean noise, or
 //! an undefined ratio) is written as `null`.
 
-use linerate_stats::ministat::{Dataset, Options, Outcome, Test, compare_sets};
+use linerate_stats::comparison::TestOutcome;
+use linerate_stats::ministat::{Dataset, Options, Test, compare_sets};
 use linerate_stats::rank::MannWhitney;
 use linerate_stats::{Comparison, Summary};
 use serde::Serialize;
@@ -52,8 +53,8 @@ pub fn report(sets: &[Dataset<'_>], options: &Options) -> Report {
                 let outcome =
                     compare_sets(first.sample, set.sample, options.confidence, options.test);
                 let (student_t, mann_whitney) = match outcome {
-                    Outcome::StudentT(c) => (Some(c), None),
-                    Outcome::MannWhitney(m) => (None, Some(m)),
+                    TestOutcome::StudentT(c) => (Some(c), None),
+                    TestOutcome::MannWhitney(m) => (None, Some(m)),
                 };
                 comparisons.push(ComparisonReport {
                     set: index,
