@@ -5,25 +5,45 @@ use std::process::Command;
 
 use linerate_tuning::apply::{self, ApplyError, ApplyOptions, JournalState, Where};
 
+/// Ends the test here, passing with the reason on stderr, where network namespaces are truly
+/// out of reach (not root, or no `ip`); anything else that goes wrong fails the test.
+macro_rules! skip_without_namespaces {
+    () => {
+        if let Some(why) = namespaces_unavailable() {
+            eprintln!("SKIP: {why}");
+            return;
+        }
+    };
+}
+
+/// Why network namespaces cannot be made here, or `None` when they can.
+fn namespaces_unavailable() -> Option<&'static str> {
+    if unsafe_free_euid() != 0 {
+        Some("not root, cannot create network namespaces")
+    } else if Command::new("ip").arg("-V").output().is_err() {
+        Some("no `ip` command (iproute2), cannot create network namespaces")
+    } else {
+        None
+    }
+}
+
 /// A network namespace deleted on drop, even when the test fails.
 struct Netns(String);
 
 impl Netns {
-    fn new(tag: &str) -> Option<Netns> {
-        if unsafe_free_euid() != 0 {
-            eprintln!("SKIP: not root, cannot create network namespaces");
-            return None;
-        }
+    /// `lr-tu-<pid>-<tag>`; failing to make it fails the test.
+    fn new(tag: &str) -> Netns {
         let name = format!("lr-tu-{}-{tag}", std::process::id());
-        let ok = Command::new("ip")
+        let out = Command::new("ip")
             .args(["netns", "add", &name])
-            .status()
-            .is_ok_and(|s| s.success());
-        if !ok {
-            eprintln!("SKIP: `ip netns add` does not work here");
-            return None;
-        }
-        Some(Netns(name))
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run ip netns add: {e}"));
+        assert!(
+            out.status.success(),
+            "ip netns add {name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Netns(name)
     }
 }
 
@@ -84,7 +104,8 @@ fn pairs(p: &[(&str, &str)]) -> Vec<(String, String)> {
 
 #[test]
 fn apply_and_rollback_inside_a_namespace_leave_the_host_alone() {
-    let Some(ns) = Netns::new("lib") else { return };
+    skip_without_namespaces!();
+    let ns = Netns::new("lib");
     let host_before =
         std::fs::read_to_string("/proc/sys/net/ipv4/tcp_mtu_probing").unwrap_or_default();
     let before = snapshot(&ns.0);
@@ -124,7 +145,8 @@ fn apply_and_rollback_inside_a_namespace_leave_the_host_alone() {
 
 #[test]
 fn a_failed_apply_leaves_the_namespace_exactly_as_before() {
-    let Some(ns) = Netns::new("fail") else { return };
+    skip_without_namespaces!();
+    let ns = Netns::new("fail");
     let before = snapshot(&ns.0);
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let opts = options(dir.path(), false);
@@ -140,7 +162,8 @@ fn a_failed_apply_leaves_the_namespace_exactly_as_before() {
 
 #[test]
 fn rollback_refuses_a_recreated_namespace() {
-    let Some(ns) = Netns::new("re") else { return };
+    skip_without_namespaces!();
+    let ns = Netns::new("re");
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let opts = options(dir.path(), true);
     let done = apply::apply_in(

@@ -2,24 +2,24 @@
 //! fixture tree (ixgbe on a PCIe gen2 x1 slot) brings its bus finding into the audit, with the
 //! same rendering, `--json` and exit codes as the settings findings.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
 
-fn data() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
-}
+use std::process::Output;
 
+use support::{data, tempdir};
+
+/// Runs `linerate ARGS` from inside `tests/data`, so fixture paths are short.
 fn linerate(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_linerate"))
+    support::bin::linerate()
         .args(args)
-        .current_dir(data())
+        .current_dir(data(""))
         .output()
         .expect("run linerate")
 }
 
 #[test]
 fn hardware_findings_join_the_settings_audit() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = tempdir();
     let snap = dir.path().join("ixgbe.json");
     let snap = snap.to_str().expect("utf-8 path");
     let out = linerate(&[
@@ -98,7 +98,7 @@ fn snapshot_out_needs_the_live_host() {
 
 #[test]
 fn live_audit_saves_this_hosts_snapshot_even_with_no_hardware() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = tempdir();
     let snap = dir.path().join("host.json");
     let snap = snap.to_str().expect("utf-8 path");
     for extra in [&[][..], &["--no-hardware"]] {

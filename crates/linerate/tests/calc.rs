@@ -1,14 +1,14 @@
 //! `linerate calc` through the real binary: the acceptance figures of the Foundation issue,
 //! `--json` schemas, bad input (exit 2, flag named) and snapshots of help and the main table.
 
-mod common;
+mod support;
 
-use common::{json, run as linerate, stdout};
 use serde_json::Value;
+use support::bin::{json, run, stdout, with_closed_stdout};
 
 /// Runs a command that must fail as a usage error; returns stderr.
 fn usage_error(args: &[&str]) -> String {
-    let out = linerate(args);
+    let out = run(args);
     assert_eq!(out.status.code(), Some(2), "linerate {args:?}: {out:?}");
     assert!(out.stdout.is_empty(), "{out:?}");
     let err = String::from_utf8(out.stderr).expect("utf-8");
@@ -285,7 +285,7 @@ fn closed_stdout_is_not_an_error() {
         &["calc", "rate", "--link", "10G", "--json"][..],
         &["calc", "rate", "--link", "10G"][..],
     ] {
-        let (code, err) = common::with_closed_stdout(args);
+        let (code, err) = with_closed_stdout(args);
         assert_eq!(code, Some(0), "{args:?}: {err}");
         assert!(err.is_empty(), "{args:?}: {err}");
     }

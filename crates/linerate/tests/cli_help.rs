@@ -4,9 +4,10 @@
 use std::path::Path;
 use std::process::Command;
 
-mod common;
+mod support;
 
-use common::{run as linerate, stdout};
+use support::bin::{run, stdout};
+use support::tempdir;
 
 #[test]
 fn top_level_help() {
@@ -73,7 +74,7 @@ fn bash_completions_snapshot() {
 #[test]
 fn bash_completion_completes_a_flag() {
     let script = stdout(&["completions", "bash"]);
-    let tmp = tempfile::tempdir().expect("tempdir");
+    let tmp = tempdir();
     let path = tmp.path().join("linerate.bash");
     std::fs::write(&path, &script).expect("write script");
     let syntax = Command::new("bash")
@@ -111,7 +112,7 @@ fn man_pages_of_subcommands() {
     insta::assert_snapshot!("man_stat", stdout(&["man", "stat"]));
     insta::assert_snapshot!("man_logdist", stdout(&["man", "logdist"]));
 
-    let out = linerate(&["man", "calc", "nope"]);
+    let out = run(&["man", "calc", "nope"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("linerate calc nope"), "{err}");
@@ -120,7 +121,7 @@ fn man_pages_of_subcommands() {
 /// Every page the top page refers to (`linerate-calc(1)`, …) exists in `man --dir`.
 #[test]
 fn man_dir_writes_every_referenced_page() {
-    let tmp = tempfile::tempdir().expect("tempdir");
+    let tmp = tempdir();
     let dir = tmp.path().to_str().expect("utf-8 temp path");
     stdout(&["man", "--dir", dir]);
     let top = std::fs::read_to_string(tmp.path().join("linerate.1")).expect("linerate.1");
@@ -146,14 +147,14 @@ fn man_dir_writes_every_referenced_page() {
         "temporary files left behind"
     );
 
-    let out = linerate(&["man", "--dir", "/nonexistent/lr-ra"]);
+    let out = run(&["man", "--dir", "/nonexistent/lr-ra"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/lr-ra/linerate.1"));
 }
 
 #[test]
 fn usage_errors_exit_2() {
-    let out = linerate(&["no-such-command"]);
+    let out = run(&["no-such-command"]);
     assert_eq!(out.status.code(), Some(2));
 }
 

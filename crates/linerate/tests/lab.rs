@@ -2,141 +2,52 @@
 //! Needs root (CI runs as root); each test uses its own lab name (`t` + pid digits + a letter)
 //! and state directory, and removes its lab even when it fails.
 
+mod support;
+
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-struct Lab {
-    name: String,
-    state: tempfile::TempDir,
+use support::bin::isolate;
+use support::lab::Lab;
+use support::{program, require, root};
+
+/// Asserts that no namespace and no state file of `lab` is left.
+fn assert_gone(lab: &Lab) {
+    assert_eq!(
+        lab.namespaces(),
+        Vec::<String>::new(),
+        "namespaces left behind"
+    );
+    assert!(
+        !lab.state().join(format!("{}.json", lab.name)).exists(),
+        "state file left behind"
+    );
 }
 
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| o.stdout.starts_with(b"0\n"))
-}
-
-impl Lab {
-    /// A fresh lab name, or `None` (with the reason printed) when namespaces are out of reach.
-    fn new(letter: char) -> Option<Lab> {
-        if !is_root() {
-            eprintln!("skipping: not root (linerate lab needs CAP_SYS_ADMIN and CAP_NET_ADMIN)");
-            return None;
+/// Starts `iperf3 -s` in `recv` and runs a client in `gen` toward `dst`; returns the JSON.
+fn iperf(lab: &Lab, dst: &str, extra: &[&str]) -> serde_json::Value {
+    let o = lab.exec("recv", &["iperf3", "-s", "-1", "-D"]);
+    assert!(o.status.success(), "iperf3 -s: {o:?}");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let mut args = vec!["iperf3", "-c", dst, "-J"];
+        args.extend_from_slice(extra);
+        let o = lab.exec("gen", &args);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_default();
+        if o.status.success() && received_bps(&v) > 0.0 {
+            return v;
         }
-        let name = format!("t{}{letter}", std::process::id() % 100_000);
-        let state = tempfile::tempdir().ok()?;
-        Some(Lab { name, state })
-    }
-
-    fn cmd(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_linerate"));
-        c.env("LINERATE_LAB_STATE_DIR", self.state.path())
-            .arg("lab");
-        c
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        match self.cmd().args(args).output() {
-            Ok(o) => o,
-            Err(e) => panic!("cannot run linerate: {e}"),
+        if o.status.success() {
+            // The one-shot server finished this test; start another for the retry.
+            let _ = lab.exec("recv", &["iperf3", "-s", "-1", "-D"]);
         }
-    }
-
-    fn ok(&self, args: &[&str]) -> String {
-        let o = self.run(args);
         assert!(
-            o.status.success(),
-            "linerate lab {args:?} failed: {}",
-            String::from_utf8_lossy(&o.stderr)
+            Instant::now() < deadline,
+            "iperf3 client never connected: {}",
+            String::from_utf8_lossy(&o.stdout)
         );
-        String::from_utf8_lossy(&o.stdout).into_owned()
-    }
-
-    fn fails(&self, args: &[&str]) -> String {
-        let o = self.run(args);
-        assert_eq!(
-            o.status.code(),
-            Some(2),
-            "linerate lab {args:?} should fail with 2: {o:?}"
-        );
-        String::from_utf8_lossy(&o.stderr).into_owned()
-    }
-
-    fn exec(&self, node: &str, cmd: &[&str]) -> Output {
-        let mut args = vec!["exec", &self.name, node, "--"];
-        args.extend_from_slice(cmd);
-        self.run(&args)
-    }
-
-    /// This lab's namespaces as `ip netns list` shows them.
-    fn namespaces(&self) -> Vec<String> {
-        let out = Command::new("ip")
-            .args(["netns", "list"])
-            .output()
-            .map(|o| o.stdout)
-            .unwrap_or_default();
-        let prefix = format!("lr-{}-", self.name);
-        String::from_utf8_lossy(&out)
-            .lines()
-            .filter_map(|l| l.split_whitespace().next())
-            .filter(|n| n.starts_with(&prefix))
-            .map(str::to_owned)
-            .collect()
-    }
-
-    fn assert_gone(&self) {
-        assert_eq!(
-            self.namespaces(),
-            Vec::<String>::new(),
-            "namespaces left behind"
-        );
-        assert!(
-            !self
-                .state
-                .path()
-                .join(format!("{}.json", self.name))
-                .exists(),
-            "state file left behind"
-        );
-    }
-
-    /// Starts `iperf3 -s` in `recv` and runs a client in `gen` toward `dst`; returns the JSON.
-    fn iperf(&self, dst: &str, extra: &[&str]) -> serde_json::Value {
-        let o = self.exec("recv", &["iperf3", "-s", "-1", "-D"]);
-        assert!(o.status.success(), "iperf3 -s: {o:?}");
-        let deadline = Instant::now() + Duration::from_secs(5);
-        loop {
-            let mut args = vec!["iperf3", "-c", dst, "-J"];
-            args.extend_from_slice(extra);
-            let o = self.exec("gen", &args);
-            let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_default();
-            if o.status.success() && received_bps(&v) > 0.0 {
-                return v;
-            }
-            if o.status.success() {
-                // The one-shot server finished this test; start another for the retry.
-                let _ = self.exec("recv", &["iperf3", "-s", "-1", "-D"]);
-            }
-            assert!(
-                Instant::now() < deadline,
-                "iperf3 client never connected: {}",
-                String::from_utf8_lossy(&o.stdout)
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Lab {
-    fn drop(&mut self) {
-        let _ = self
-            .cmd()
-            .args(["down", &self.name])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
+        std::thread::sleep(Duration::from_millis(100));
     }
 }
 
@@ -148,7 +59,8 @@ fn received_bps(v: &serde_json::Value) -> f64 {
 
 #[test]
 fn pair_comes_up_fast_carries_traffic_and_goes_down_completely() {
-    let Some(lab) = Lab::new('a') else { return };
+    require!(root());
+    let lab = Lab::new('a');
     let out = lab.ok(&["up", &lab.name, "--json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_default();
     assert_eq!(v["schema"], "linerate.lab/1");
@@ -192,7 +104,7 @@ fn pair_comes_up_fast_carries_traffic_and_goes_down_completely() {
         String::from_utf8_lossy(&neigh.stdout).contains("PERMANENT"),
         "{neigh:?}"
     );
-    let r = lab.iperf("198.18.0.2", &["-t", "1"]);
+    let r = iperf(&lab, "198.18.0.2", &["-t", "1"]);
     assert!(
         received_bps(&r) > 1e8,
         "direct veth moved only {} bit/s",
@@ -200,13 +112,14 @@ fn pair_comes_up_fast_carries_traffic_and_goes_down_completely() {
     );
     let down = lab.ok(&["down", &lab.name]);
     assert!(down.contains("removed 2 namespace"), "{down}");
-    lab.assert_gone();
+    assert_gone(&lab);
     assert!(lab.fails(&["down", &lab.name]).contains("no lab named"));
 }
 
 #[test]
 fn router_forwards_between_subnets_with_per_node_sysctls() {
-    let Some(lab) = Lab::new('b') else { return };
+    require!(root());
+    let lab = Lab::new('b');
     lab.ok(&[
         "up",
         &lab.name,
@@ -248,7 +161,7 @@ fn router_forwards_between_subnets_with_per_node_sysctls() {
         String::from_utf8_lossy(&route.stdout).contains("via 198.18.0.254"),
         "{route:?}"
     );
-    let r = lab.iperf("198.19.0.1", &["-t", "1"]);
+    let r = iperf(&lab, "198.19.0.1", &["-t", "1"]);
     assert!(
         received_bps(&r) > 1e8,
         "routed path moved only {} bit/s",
@@ -276,12 +189,13 @@ fn router_forwards_between_subnets_with_per_node_sysctls() {
     let err = lab.fails(&["set", &lab.name, "nope", "net.core.somaxconn=1"]);
     assert!(err.contains("no node \"nope\""), "{err}");
     lab.ok(&["down", &lab.name]);
-    lab.assert_gone();
+    assert_gone(&lab);
 }
 
 #[test]
 fn userspace_emulator_shapes_rate_and_delay() {
-    let Some(lab) = Lab::new('c') else { return };
+    require!(root());
+    let lab = Lab::new('c');
     lab.ok(&[
         "up",
         &lab.name,
@@ -299,7 +213,7 @@ fn userspace_emulator_shapes_rate_and_delay() {
         3,
         "gen, recv and the emulator's namespace"
     );
-    let r = lab.iperf("198.18.0.2", &["-t", "2"]);
+    let r = iperf(&lab, "198.18.0.2", &["-t", "2"]);
     let bps = received_bps(&r);
     assert!(
         (25e6..52e6).contains(&bps),
@@ -325,12 +239,13 @@ fn userspace_emulator_shapes_rate_and_delay() {
     );
     assert!(frames > 1000.0 && bytes / frames <= 1514.0, "{fwd}");
     lab.ok(&["down", &lab.name]);
-    lab.assert_gone();
+    assert_gone(&lab);
 }
 
 #[test]
 fn kill_dash_nine_of_the_emulator_then_down_removes_everything() {
-    let Some(lab) = Lab::new('d') else { return };
+    require!(root());
+    let lab = Lab::new('d');
     let v: serde_json::Value = serde_json::from_str(&lab.ok(&[
         "up",
         &lab.name,
@@ -349,7 +264,7 @@ fn kill_dash_nine_of_the_emulator_then_down_removes_everything() {
     let show = lab.ok(&["show", &lab.name]);
     assert!(show.contains("NOT running"), "{show}");
     lab.ok(&["down", &lab.name]);
-    lab.assert_gone();
+    assert_gone(&lab);
 }
 
 fn wait_for(path: &Path, timeout: Duration) -> bool {
@@ -386,7 +301,8 @@ fn paused_up(lab: &Lab) -> std::process::Child {
 
 #[test]
 fn kill_dash_nine_of_lab_up_then_down_removes_everything() {
-    let Some(lab) = Lab::new('e') else { return };
+    require!(root());
+    let lab = Lab::new('e');
     let mut child = paused_up(&lab);
     let _ = child.kill();
     let _ = child.wait();
@@ -397,12 +313,13 @@ fn kill_dash_nine_of_lab_up_then_down_removes_everything() {
     let list = lab.ok(&["list"]);
     assert!(list.contains("incomplete"), "{list}");
     lab.ok(&["down", &lab.name]);
-    lab.assert_gone();
+    assert_gone(&lab);
 }
 
 #[test]
 fn ctrl_c_and_sigterm_during_up_remove_everything() {
-    let Some(lab) = Lab::new('f') else { return };
+    require!(root());
+    let lab = Lab::new('f');
     for signal in ["-INT", "-TERM"] {
         let child = paused_up(&lab);
         let sent = Command::new("kill")
@@ -418,13 +335,14 @@ fn ctrl_c_and_sigterm_during_up_remove_everything() {
             String::from_utf8_lossy(&out.stderr).contains("interrupted by signal"),
             "{out:?}"
         );
-        lab.assert_gone();
+        assert_gone(&lab);
     }
 }
 
 #[test]
 fn bad_input_is_refused_with_the_flag_and_nothing_is_left() {
-    let Some(lab) = Lab::new('g') else { return };
+    require!(root());
+    let lab = Lab::new('g');
     let err = lab.fails(&["up", "waytoolongname"]);
     assert!(err.contains("at most 8"), "{err}");
     let err = lab.fails(&["up", &lab.name, "--delay", "l1=5ms"]);
@@ -440,7 +358,7 @@ fn bad_input_is_refused_with_the_flag_and_nothing_is_left() {
     assert!(err.contains("no node \"dut\""), "{err}");
     let err = lab.fails(&["up", &lab.name, "--sysctl", "gen:vm.swappiness=5"]);
     assert!(err.contains("refusing vm.swappiness"), "{err}");
-    lab.assert_gone();
+    assert_gone(&lab);
     // This kernel has no netem: asking for it names the module and the alternative.
     let netem = Path::new("/sys/module/sch_netem").exists();
     let o = lab.run(&["up", &lab.name, "--delay", "1ms", "--emulator", "kernel"]);
@@ -454,34 +372,31 @@ fn bad_input_is_refused_with_the_flag_and_nothing_is_left() {
             "{err}"
         );
     }
-    lab.assert_gone();
+    assert_gone(&lab);
     // An existing lab is never clobbered.
     lab.ok(&["up", &lab.name]);
     let err = lab.fails(&["up", &lab.name]);
     assert!(err.contains("already exists"), "{err}");
     lab.ok(&["down", &lab.name]);
-    lab.assert_gone();
+    assert_gone(&lab);
 }
 
 #[test]
 fn without_root_the_missing_capability_is_named() {
-    if !is_root() || Command::new("setpriv").arg("--version").output().is_err() {
-        eprintln!("skipping: needs root and setpriv to drop privileges");
-        return;
-    }
-    let o = Command::new("setpriv")
+    require!(root(), program("setpriv"));
+    let o = isolate(&mut Command::new("setpriv"))
         .args([
             "--reuid=65534",
             "--regid=65534",
             "--clear-groups",
-            env!("CARGO_BIN_EXE_linerate"),
+            support::bin::BIN,
             "lab",
             "up",
             "tnoroot",
         ])
         .env("LINERATE_LAB_STATE_DIR", "/tmp/linerate-lab-noroot-test")
         .output();
-    let Ok(o) = o else { return };
+    let o = o.expect("run setpriv");
     assert_eq!(o.status.code(), Some(2), "{o:?}");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("needs root") && err.contains("sudo"), "{err}");

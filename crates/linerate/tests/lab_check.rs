@@ -1,33 +1,24 @@
 //! `linerate lab check`: experiment files are validated against the live host before anything
 //! is built (sysctl scope probed in a throw-away namespace, which needs root).
 
+mod support;
+
 use std::path::Path;
-use std::process::Command;
+
+use support::bin::linerate;
+use support::{require, root, tempdir};
 
 fn check(file: &Path) -> std::process::Output {
-    match Command::new(env!("CARGO_BIN_EXE_linerate"))
+    linerate()
         .args(["lab", "check"])
         .arg(file)
         .output()
-    {
-        Ok(o) => o,
-        Err(e) => panic!("cannot run linerate: {e}"),
-    }
-}
-
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| o.stdout.starts_with(b"0\n"))
+        .expect("run linerate")
 }
 
 #[test]
 fn the_examples_pass_and_a_host_only_key_is_refused_with_its_line() {
-    if !is_root() {
-        eprintln!("skipping: probing sysctl scope needs a network namespace (root)");
-        return;
-    }
+    require!(root());
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/lab");
     for name in [
         "window-buffers.toml",
@@ -42,11 +33,11 @@ fn the_examples_pass_and_a_host_only_key_is_refused_with_its_line() {
         );
         assert!(String::from_utf8_lossy(&o.stdout).contains("interleaved"));
     }
-    let Ok(dir) = tempfile::tempdir() else { return };
+    let dir = tempdir();
     let bad = dir.path().join("bad.toml");
     let text = "[experiment]\nname = \"x\"\n[workload]\nmode = \"tcp\"\nduration = \"1s\"\n\
                 [[variant]]\nname = \"a\"\nsysctl = [\"recv:net.core.netdev_max_backlog=1\"]\n";
-    assert!(std::fs::write(&bad, text).is_ok());
+    std::fs::write(&bad, text).expect("write the experiment file");
     let o = check(&bad);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);

@@ -1,15 +1,12 @@
 //! The shipped experiments (`examples/lab/*.toml`) run for real in a short form (two rounds of
 //! one-second runs; a variant needs one run that counts) and show the effect each one is about.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+mod support;
 
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| o.stdout.starts_with(b"0\n"))
-}
+use std::path::{Path, PathBuf};
+
+use support::lab::Lab;
+use support::{program, require, root};
 
 fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -17,10 +14,11 @@ fn example(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Runs an example shortly; returns each variant's mean.
-fn run_short(name: &str, lab: &str, state: &Path) -> Vec<f64> {
-    let o = Command::new(env!("CARGO_BIN_EXE_linerate"))
-        .env("LINERATE_LAB_STATE_DIR", state)
+/// Runs an example shortly on `lab` (taken down when this returns); returns each variant's
+/// mean.
+fn run_short(name: &str, lab: Lab) -> Vec<f64> {
+    let o = lab
+        .linerate()
         .args([
             "lab",
             "run",
@@ -30,20 +28,13 @@ fn run_short(name: &str, lab: &str, state: &Path) -> Vec<f64> {
             "--duration",
             "1s",
             "--lab-name",
-            lab,
+            &lab.name,
             "--json",
         ])
         .arg(example(name))
-        .output();
-    let _ = Command::new(env!("CARGO_BIN_EXE_linerate"))
-        .env("LINERATE_LAB_STATE_DIR", state)
-        .args(["lab", "down", lab])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    let Ok(o) = o else {
-        panic!("cannot run linerate")
-    };
+        .output()
+        .expect("run linerate");
+    drop(lab);
     assert!(
         o.status.success(),
         "{name}: {}",
@@ -73,15 +64,10 @@ fn run_short(name: &str, lab: &str, state: &Path) -> Vec<f64> {
 
 #[test]
 fn the_examples_show_their_effects_in_short_form() {
-    if !is_root() || Command::new("iperf3").arg("--version").output().is_err() {
-        eprintln!("skipping: needs root and iperf3");
-        return;
-    }
-    let Ok(dir) = tempfile::tempdir() else { return };
-    let pid = std::process::id() % 100_000;
+    require!(root(), program("iperf3"));
 
     // kernel-default, 64KiB-2009, bdp-sized: 64 KiB buffers are far below the others.
-    let wb = run_short("window-buffers.toml", &format!("t{pid}m"), dir.path());
+    let wb = run_short("window-buffers.toml", Lab::new('m'));
     assert_eq!(wb.len(), 3);
     assert!(
         wb[1] < 20e6 && wb[2] > 5.0 * wb[1],
@@ -89,12 +75,12 @@ fn the_examples_show_their_effects_in_short_form() {
     );
 
     // no firewall, 100, 1000 stateless rules, conntrack: 1000 linear rules cost the most.
-    let rf = run_short("router-firewall.toml", &format!("t{pid}n"), dir.path());
+    let rf = run_short("router-firewall.toml", Lab::new('n'));
     assert_eq!(rf.len(), 4);
     assert!(rf[2] < rf[0], "router-firewall: {rf:?}");
 
     // The receive-buffer sweep climbs with the buffer.
-    let sw = run_short("rmem-sweep.toml", &format!("t{pid}o"), dir.path());
+    let sw = run_short("rmem-sweep.toml", Lab::new('o'));
     assert_eq!(sw.len(), 6);
     assert!(sw[5] > 3.0 * sw[0], "rmem-sweep: {sw:?}");
 }

@@ -1,16 +1,9 @@
 //! Snapshots of `linerate lab` help texts (they document the flag grammar).
 
-use std::process::Command;
+mod support;
 
 fn help(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_linerate"))
-        .args(args)
-        .env_remove("COLUMNS")
-        .output();
-    match out {
-        Ok(o) => String::from_utf8_lossy(&o.stdout).into_owned(),
-        Err(e) => panic!("cannot run linerate: {e}"),
-    }
+    String::from_utf8_lossy(&support::bin::run(args).stdout).into_owned()
 }
 
 #[test]

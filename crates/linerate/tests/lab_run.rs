@@ -1,49 +1,14 @@
 //! `linerate lab run` for real: a short experiment runs interleaved on real labs, and killing
 //! the runner (Ctrl-C or kill -9) followed by `lab down` leaves no namespace.
 
+mod support;
+
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| o.stdout.starts_with(b"0\n"))
-}
-
-fn linerate(state: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_linerate"));
-    c.env("LINERATE_LAB_STATE_DIR", state);
-    c
-}
-
-fn namespaces(lab: &str) -> Vec<String> {
-    let out = Command::new("ip")
-        .args(["netns", "list"])
-        .output()
-        .map(|o| o.stdout)
-        .unwrap_or_default();
-    let prefix = format!("lr-{lab}-");
-    String::from_utf8_lossy(&out)
-        .lines()
-        .filter_map(|l| l.split_whitespace().next())
-        .filter(|n| n.starts_with(&prefix))
-        .map(str::to_owned)
-        .collect()
-}
-
-struct Cleanup<'a>(&'a Path, String);
-
-impl Drop for Cleanup<'_> {
-    fn drop(&mut self) {
-        let _ = linerate(self.0)
-            .args(["lab", "down", &self.1])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-    }
-}
+use support::lab::Lab;
+use support::{require, root};
 
 fn experiment(dir: &Path, lab: &str, duration: &str, reps: u32) -> std::path::PathBuf {
     let text = format!(
@@ -54,32 +19,27 @@ fn experiment(dir: &Path, lab: &str, duration: &str, reps: u32) -> std::path::Pa
          [[variant]]\nname = \"default\"\n"
     );
     let path = dir.join("short.toml");
-    assert!(std::fs::write(&path, text).is_ok());
+    std::fs::write(&path, text).expect("write the experiment file");
     path
 }
 
 #[test]
 fn a_short_experiment_runs_interleaved_and_cleans_up() {
-    if !is_root() {
-        eprintln!("skipping: not root");
-        return;
-    }
-    let Ok(dir) = tempfile::tempdir() else { return };
-    let lab = format!("t{}r", std::process::id() % 100_000);
-    let _cleanup = Cleanup(dir.path(), lab.clone());
-    let file = experiment(dir.path(), &lab, "1s", 2);
-    let db = dir.path().join("runs.db");
-    let html = dir.path().join("report.html");
-    let o = linerate(dir.path())
-        .args(["lab", "run", "--json", "--db"])
+    require!(root());
+    let lab = Lab::new('r');
+    let dir = lab.state();
+    let file = experiment(dir, &lab.name, "1s", 2);
+    let db = dir.join("runs.db");
+    let html = dir.join("report.html");
+    let o = lab
+        .cmd()
+        .args(["run", "--json", "--db"])
         .arg(&db)
         .arg("--html")
         .arg(&html)
         .arg(&file)
-        .output();
-    let Ok(o) = o else {
-        panic!("cannot run linerate")
-    };
+        .output()
+        .expect("run linerate");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_default();
     assert_eq!(v["schema"], "linerate.lab-run/1");
@@ -113,13 +73,12 @@ fn a_short_experiment_runs_interleaved_and_cleans_up() {
         "the --html report was not written"
     );
     // Every run went to the results store as a repetition of its variant.
-    let h = linerate(dir.path())
+    let h = lab
+        .linerate()
         .args(["history", "--json", "--db"])
         .arg(&db)
-        .output();
-    let Ok(h) = h else {
-        panic!("cannot run linerate history")
-    };
+        .output()
+        .expect("run linerate history");
     let hv: serde_json::Value = serde_json::from_slice(&h.stdout).unwrap_or_default();
     let stored: Vec<(String, u64)> = hv["runs"]
         .as_array()
@@ -147,42 +106,34 @@ fn a_short_experiment_runs_interleaved_and_cleans_up() {
         ],
         "{hv}"
     );
-    assert!(namespaces(&lab).is_empty());
+    assert!(lab.namespaces().is_empty());
 }
 
 #[test]
 fn killing_the_runner_then_lab_down_leaves_nothing() {
-    if !is_root() {
-        eprintln!("skipping: not root");
-        return;
-    }
-    let Ok(dir) = tempfile::tempdir() else { return };
+    require!(root());
     for (letter, signal) in [('k', "-KILL"), ('i', "-INT")] {
-        let lab = format!("t{}{letter}", std::process::id() % 100_000);
-        let _cleanup = Cleanup(dir.path(), lab.clone());
-        let file = experiment(dir.path(), &lab, "30s", 1);
-        let child = linerate(dir.path())
-            .args(["lab", "run", "--no-store"])
+        let lab = Lab::new(letter);
+        let file = experiment(lab.state(), &lab.name, "30s", 1);
+        let child = lab
+            .cmd()
+            .args(["run", "--no-store"])
             .arg(&file)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
-            .spawn();
-        let Ok(child) = child else {
-            panic!("cannot run linerate")
-        };
+            .spawn()
+            .expect("run linerate");
         let deadline = Instant::now() + Duration::from_secs(10);
-        while namespaces(&lab).is_empty() && Instant::now() < deadline {
+        while lab.namespaces().is_empty() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(20));
         }
         std::thread::sleep(Duration::from_millis(500));
-        assert!(!namespaces(&lab).is_empty(), "the run never started");
+        assert!(!lab.namespaces().is_empty(), "the run never started");
         let sent = Command::new("kill")
             .args([signal, &child.id().to_string()])
             .status();
         assert!(sent.is_ok_and(|s| s.success()));
-        let Ok(out) = child.wait_with_output() else {
-            panic!("wait")
-        };
+        let out = child.wait_with_output().expect("wait for linerate");
         if signal == "-INT" {
             assert_eq!(out.status.code(), Some(2), "{out:?}");
             assert!(
@@ -190,15 +141,15 @@ fn killing_the_runner_then_lab_down_leaves_nothing() {
                 "{out:?}"
             );
             assert!(
-                namespaces(&lab).is_empty(),
+                lab.namespaces().is_empty(),
                 "Ctrl-C must tear the lab down by itself"
             );
         } else {
-            let down = linerate(dir.path()).args(["lab", "down", &lab]).output();
+            let down = lab.cmd().args(["down", &lab.name]).output();
             assert!(down.is_ok_and(|d| d.status.success()));
         }
         assert!(
-            namespaces(&lab).is_empty(),
+            lab.namespaces().is_empty(),
             "{signal}: namespaces left behind"
         );
     }

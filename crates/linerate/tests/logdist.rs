@@ -7,9 +7,11 @@ use std::process::{Output, Stdio};
 
 use serde_json::Value;
 
-mod common;
+mod support;
 
-use common::{Rng, linerate};
+use support::bin::{BIN, isolate, linerate, with_closed_stdout};
+use support::rng::Rng;
+use support::{program, require, tempdir};
 
 /// Runs `linerate logdist ARGS`.
 fn run(args: &[&str]) -> Output {
@@ -86,7 +88,7 @@ fn one_to_thousand_ms() -> String {
 
 #[test]
 fn exact_mode_gives_exact_nearest_rank_percentiles() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = tempdir();
     let log = write(dir.path(), "access.log", &one_to_thousand_ms());
     let r = json(&[p(&log), "--exact"]);
     assert_eq!(r["schema"], "linerate.logdist/1");
@@ -132,7 +134,7 @@ fn histogram_mode_is_within_the_stated_precision() {
         ));
     }
     values.sort_unstable();
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = tempdir();
     let log = write(dir.path(), "apache.log", &text);
     let r = json(&[p(&log)]);
     assert_eq!(r["inputs"][0]["layout"]["format"], "apache-us");
@@ -175,7 +177,7 @@ fn calomel_log(fast: u64, seed: u64) -> String {
 
 #[test]
 fn calomel_before_and_after_shares_and_the_comparison() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = tempdir();
     let before = write(dir.path(), "before.log", &calomel_log(7142, 1));
     let after = write(dir.path(), "after.log", &calomel_log(9531, 2));
     let o = run(&[p(&before)]);
@@ -214,7 +216,7 @@ fn calomel_before_and_after_shares_and_the_comparison() {
 
 #[test]
 fn same_distribution_gives_no_difference_proven() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = tempdir();
     let a = write(dir.path(), "a.log", &calomel_log(7142, 3));
     let b = write(dir.path(), "b.log", &calomel_log(7142, 4));
     let o = run(&["--compare", p(&a), p(&b)]);
@@ -249,7 +251,7 @@ fn ks_p_value_matches_a_known_value() {
             .map(|(i, &x)| nginx(i as u64, 200, "GET", "/", (x + 300) as u64, "-"))
             .collect()
     };
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = tempdir();
     let fa = write(dir.path(), "a.log", &log(&a));
     let fb = write(dir.path(), "b.log", &log(&b));
     let c = json(&["--compare", p(&fa), p(&fb), "--exact"]);
@@ -275,7 +277,7 @@ fn bad_lines_are_counted_by_reason_with_line_numbers() {
     text.push_str(&good.replace(" 0.042 0.040", "")); // 8: no time field
     text.push_str(&good.replace("0.042", "-")); // 9: non-numeric
     text.push_str(&good[..good.len() - 1]); // 10: last line without newline
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = tempdir();
     let log = write(dir.path(), "mixed.log", &text);
     let r = json(&[p(&log), "--format", "nginx"]);
     assert_eq!(r["lines"], 10);
@@ -333,7 +335,7 @@ fn bad_lines_are_counted_by_reason_with_line_numbers() {
 
 #[test]
 fn nothing_parsing_is_an_error_naming_the_first_bad_line() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = tempdir();
     let good = nginx(1, 200, "GET", "/", 42, "-");
     let log = write(
         dir.path(),
@@ -369,7 +371,7 @@ fn gzip(text: &str) -> Vec<u8> {
 
 #[test]
 fn gzip_whole_and_truncated_and_stdin() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = tempdir();
     let text = calomel_log(7142, 9);
     let gz = gzip(&text);
     let whole = dir.path().join("access.log.gz");
@@ -419,7 +421,7 @@ fn filters_status_method_path_time_and_last() {
         let path = if i % 5 == 0 { "/a.css" } else { "/b.js" };
         text.push_str(&nginx(i, status, method, path, 10 + i, "-"));
     }
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = tempdir();
     let log = write(dir.path(), "f.log", &text);
     let count = |extra: &[&str]| {
         let mut args = vec![p(&log), "--exact"];
@@ -454,7 +456,7 @@ fn filters_status_method_path_time_and_last() {
 
 #[test]
 fn json_lines_and_regex_formats() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = tempdir();
     let mut text = String::new();
     for i in 1..=100u64 {
         text.push_str(&format!(
@@ -514,7 +516,7 @@ fn json_lines_and_regex_formats() {
 
 #[test]
 fn svg_and_png_charts_are_written() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = tempdir();
     let a = write(dir.path(), "a.log", &calomel_log(7142, 1));
     let b = write(dir.path(), "b.log", &calomel_log(9531, 2));
     let svg = dir.path().join("dist.svg");
@@ -542,7 +544,7 @@ fn svg_and_png_charts_are_written() {
 
 #[test]
 fn bad_arguments_exit_2_with_the_flag_named() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = tempdir();
     let log = write(dir.path(), "a.log", &calomel_log(10, 1));
     for (args, needle) in [
         (vec!["--bin", "0"], "--bin"),
@@ -574,7 +576,7 @@ fn human_report_snapshot() {
         text.push_str(&nginx(i as u64, 200, "GET", "/", *ms, "-"));
     }
     text.push_str("truncated line\n");
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = tempdir();
     let log = write(dir.path(), "small.log", &text);
     let o = linerate()
         .current_dir(dir.path())
@@ -606,7 +608,7 @@ fn parallel_and_sequential_parsing_agree() {
         }
         text.push_str(if i % 3 == 0 { "\r\n" } else { "\n" });
     }
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = tempdir();
     let log = write(dir.path(), "big.log", &text);
     let gz = dir.path().join("cut.log.gz");
     let packed = gzip(&text);
@@ -655,7 +657,7 @@ fn comparison_in_histogram_mode_sees_nothing_below_the_precision() {
             })
             .collect()
     };
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = tempdir();
     let a = write(dir.path(), "a.log", &log(100_000));
     let b = write(dir.path(), "b.log", &log(100_005));
     let c = json(&["--compare", p(&a), p(&b)]);
@@ -677,7 +679,7 @@ fn apache_whole_seconds_are_named_not_guessed() {
             )
         })
         .collect();
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = tempdir();
     let log = write(dir.path(), "t.log", &text);
     let o = run(&[p(&log)]);
     assert_eq!(o.status.code(), Some(2));
@@ -691,7 +693,7 @@ fn apache_whole_seconds_are_named_not_guessed() {
 #[test]
 fn gzip_cut_before_detection_finished_still_reports_the_lines_read() {
     // a few kB of compressed data: the stream breaks while the format is being detected
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = tempdir();
     let gz = gzip(&calomel_log(7142, 9));
     let cut = dir.path().join("early.log.gz");
     std::fs::write(&cut, &gz[..4000]).expect("write");
@@ -725,7 +727,7 @@ fn comparison_report_snapshot() {
             .map(|(i, &ms)| nginx(i as u64, 200, "GET", "/", ms, "-"))
             .collect()
     };
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = tempdir();
     write(
         dir.path(),
         "before.log",
@@ -767,12 +769,12 @@ fn help_snapshot() {
 /// `linerate logdist … --json | head -1` is not an error, nor is the human report's.
 #[test]
 fn closed_stdout_is_not_an_error() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = tempdir();
     let log = write(dir.path(), "a.log", &one_to_thousand_ms());
     for extra in [&["--json"][..], &[][..]] {
         let mut args = vec!["logdist", p(&log)];
         args.extend(extra);
-        let (code, err) = common::with_closed_stdout(&args);
+        let (code, err) = with_closed_stdout(&args);
         assert_eq!(code, Some(0), "{args:?}: {err}");
         assert!(err.is_empty(), "{args:?}: {err}");
     }
@@ -782,7 +784,7 @@ fn closed_stdout_is_not_an_error() {
 /// is an error naming the file asked for, and leaves no temporary file behind.
 #[test]
 fn chart_write_failure_names_the_file_and_leaves_no_temporary() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = tempdir();
     let log = write(dir.path(), "a.log", &one_to_thousand_ms());
     let in_the_way = dir.path().join("charts.svg");
     std::fs::create_dir(&in_the_way).expect("mkdir");
@@ -810,15 +812,8 @@ fn chart_write_failure_names_the_file_and_leaves_no_temporary() {
 /// the read last; `script` provides the terminal.)
 #[test]
 fn progress_shows_on_a_terminal_only() {
-    if std::process::Command::new("script")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        println!("skipped: `script` (util-linux) is not installed to provide a terminal");
-        return;
-    }
-    let dir = tempfile::tempdir().expect("tempdir");
+    require!(program("script"));
+    let dir = tempdir();
     let log = write(dir.path(), "a.log", &one_to_thousand_ms());
     let fifo = dir.path().join("slow.log");
     let made = std::process::Command::new("mkfifo")
@@ -831,8 +826,8 @@ fn progress_shows_on_a_terminal_only() {
         log = p(&log),
         fifo = p(&fifo)
     );
-    let binary = env!("CARGO_BIN_EXE_linerate");
-    let on_terminal = std::process::Command::new("script")
+    let binary = BIN;
+    let on_terminal = isolate(&mut std::process::Command::new("script"))
         .args([
             "-qec",
             &format!("{feed} '{binary}' logdist '{}'", p(&fifo)),
@@ -849,7 +844,7 @@ fn progress_shows_on_a_terminal_only() {
     let erase = text.rfind("\r\x1b[K").expect("erase");
     assert!(erase < report, "{text}");
 
-    let piped = std::process::Command::new("sh")
+    let piped = isolate(&mut std::process::Command::new("sh"))
         .args(["-c", &format!("{feed} '{binary}' logdist '{}'", p(&fifo))])
         .output()
         .expect("run sh");

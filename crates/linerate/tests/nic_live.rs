@@ -11,9 +11,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-fn linerate() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_linerate"))
-}
+mod support;
+
+use support::bin::{BIN, isolate, linerate};
+use support::netns::{Netns, linerate_in};
+use support::{program, require, skip, skipping};
 
 fn run(cmd: &mut Command) -> Output {
     let out = cmd.output().expect("spawn");
@@ -46,20 +48,25 @@ struct VethPair {
     ns_b: String,
     if_a: String,
     if_b: String,
+    /// The namespaces themselves (named `ns_a` and `ns_b`), deleted on drop.
+    _namespaces: [Netns; 2],
 }
 
 impl VethPair {
     fn new(tag: char) -> VethPair {
         let pid = std::process::id();
+        let namespaces = [
+            Netns::new(&format!("pr-{tag}a")),
+            Netns::new(&format!("pr-{tag}b")),
+        ];
         let pair = VethPair {
-            ns_a: format!("lr-pr-{pid}-{tag}a"),
-            ns_b: format!("lr-pr-{pid}-{tag}b"),
+            ns_a: namespaces[0].name().to_owned(),
+            ns_b: namespaces[1].name().to_owned(),
             if_a: format!("lp{}{tag}a", pid % 10_000_000),
             if_b: format!("lp{}{tag}b", pid % 10_000_000),
+            _namespaces: namespaces,
         };
         let ip = |args: &[&str]| run(Command::new("ip").args(args));
-        ip(&["netns", "add", &pair.ns_a]);
-        ip(&["netns", "add", &pair.ns_b]);
         ip(&[
             "link",
             "add",
@@ -150,14 +157,6 @@ impl VethPair {
     }
 }
 
-impl Drop for VethPair {
-    fn drop(&mut self) {
-        for ns in [&self.ns_a, &self.ns_b] {
-            let _ = Command::new("ip").args(["netns", "del", ns]).status();
-        }
-    }
-}
-
 /// Starts `linerate nic --watch … --json-stream` in a namespace and returns the child and a
 /// line reader.
 fn watch_in(
@@ -167,15 +166,8 @@ fn watch_in(
     std::process::Child,
     std::io::Lines<BufReader<std::process::ChildStdout>>,
 ) {
-    let mut child = Command::new("ip")
-        .args([
-            "netns",
-            "exec",
-            ns,
-            env!("CARGO_BIN_EXE_linerate"),
-            "nic",
-            "--watch",
-        ])
+    let mut child = linerate_in(ns)
+        .args(["nic", "--watch"])
         .args(args)
         .arg("--json-stream")
         .stdout(Stdio::piped())
@@ -198,8 +190,7 @@ fn iface_in<'a>(line: &'a Value, name: &str) -> &'a Value {
 #[test]
 fn watch_counts_veth_datagrams_within_one_percent() {
     if let Some(why) = no_namespaces() {
-        eprintln!("SKIP watch_counts_veth_datagrams_within_one_percent: {why}");
-        return;
+        skip!("{why}");
     }
     let pair = VethPair::new('w');
     const SENT: usize = 5_000;
@@ -255,8 +246,7 @@ fn watch_counts_veth_datagrams_within_one_percent() {
 #[test]
 fn watch_survives_an_interface_that_vanishes() {
     if let Some(why) = no_namespaces() {
-        eprintln!("SKIP watch_survives_an_interface_that_vanishes: {why}");
-        return;
+        skip!("{why}");
     }
     let pair = VethPair::new('v');
     let (mut child, mut lines) = watch_in(&pair.ns_b, &[&pair.if_b, "-i", "100ms", "--count", "8"]);
@@ -277,19 +267,10 @@ fn watch_survives_an_interface_that_vanishes() {
 #[test]
 fn inventory_of_a_veth_in_a_namespace() {
     if let Some(why) = no_namespaces() {
-        eprintln!("SKIP inventory_of_a_veth_in_a_namespace: {why}");
-        return;
+        skip!("{why}");
     }
     let pair = VethPair::new('i');
-    let out = run(Command::new("ip").args([
-        "netns",
-        "exec",
-        &pair.ns_a,
-        env!("CARGO_BIN_EXE_linerate"),
-        "nic",
-        "--json",
-        &pair.if_a,
-    ]));
+    let out = run(linerate_in(&pair.ns_a).args(["nic", "--json", &pair.if_a]));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     let i = &doc["snapshot"]["interfaces"]["value"][0];
     assert_eq!(i["name"], pair.if_a.as_str());
@@ -324,15 +305,20 @@ fn eth0_and_lo_match_the_kernel() {
     assert_eq!(lo["kind"], "loopback");
     assert!(lo["ethtool"]["rings"]["unknown"].is_string());
     let Some(eth0) = ifaces.iter().find(|i| i["name"] == "eth0") else {
-        eprintln!("SKIP eth0 checks: this machine has no eth0");
-        return;
+        skip!("the eth0 checks: this machine has no eth0");
     };
     let driver = std::fs::read_link("/sys/class/net/eth0/device/driver")
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()));
     assert_eq!(eth0["driver"]["value"].as_str(), driver.as_deref());
     // Cross-check offloads against ethtool(8) when it is installed (an independent reader).
-    if let Ok(k) = Command::new("ethtool").args(["-k", "eth0"]).output() {
+    if let Err(why) = program("ethtool") {
+        skipping(format_args!("the ethtool cross-check: {why}"));
+    } else {
+        let k = Command::new("ethtool")
+            .args(["-k", "eth0"])
+            .output()
+            .expect("run ethtool -k eth0");
         let text = String::from_utf8_lossy(&k.stdout);
         for (long, ours) in [
             ("generic-receive-offload", "rx-gro"),
@@ -417,20 +403,12 @@ fn piped_watch_prints_one_line_per_interval() {
 #[test]
 fn terminal_watch_redraws_in_place() {
     // script(1) gives the watch a pseudo-terminal, as a person at a terminal would have.
-    let cmd = format!(
-        "{} nic --watch lo -i 100ms --count 2",
-        env!("CARGO_BIN_EXE_linerate")
-    );
-    let out = match Command::new("script")
+    require!(program("script"));
+    let cmd = format!("{BIN} nic --watch lo -i 100ms --count 2");
+    let out = isolate(&mut Command::new("script"))
         .args(["-qec", &cmd, "/dev/null"])
         .output()
-    {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("SKIP terminal_watch_redraws_in_place: no script(1): {e}");
-            return;
-        }
-    };
+        .expect("run script");
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(text.matches("\x1b[H\x1b[2J").count(), 2, "{text}");

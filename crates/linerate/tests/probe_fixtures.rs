@@ -2,13 +2,18 @@
 //! make_fixtures.py from the kernel's documented sysfs/procfs formats): inventory, bus verdicts,
 //! hardware findings, snapshot save/load, and bad input.
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
+use support::bin::linerate;
+use support::tempdir;
+
 fn data() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/probe")
+    support::data("probe")
 }
 
 /// Runs `linerate nic` on a fixture from inside the data directory, so paths in reasons are
@@ -18,10 +23,9 @@ fn nic(fixture: &str, extra: &[&str]) -> Output {
     let proc = format!("{fixture}/proc");
     let mut args = vec!["nic", "--sysfs-root", &sys, "--procfs-root", &proc];
     args.extend_from_slice(extra);
-    Command::new(env!("CARGO_BIN_EXE_linerate"))
+    linerate()
         .args(&args)
         .current_dir(data())
-        .env_remove("COLUMNS")
         .output()
         .expect("run linerate")
 }
@@ -29,7 +33,7 @@ fn nic(fixture: &str, extra: &[&str]) -> Output {
 /// A writable copy of a fixture tree (kept while the returned directory lives), for tests
 /// that change files under a running `linerate`.
 fn copy_of(fixture: &str) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().expect("temporary directory");
+    let dir = tempdir();
     let status = Command::new("cp")
         .arg("-a")
         .arg(fixture)
@@ -300,12 +304,12 @@ fn one_interface_and_unknown_names() {
 
 #[test]
 fn snapshots_save_and_load_for_offline_audits() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let file = dir.path().join("ixgbe.json");
     let out = nic("ixgbe", &["--snapshot-out", file.to_str().unwrap()]);
     assert!(out.status.success(), "{out:?}");
     let live_text = String::from_utf8(out.stdout).unwrap();
-    let loaded = Command::new(env!("CARGO_BIN_EXE_linerate"))
+    let loaded = linerate()
         .args(["nic", "--snapshot-in", file.to_str().unwrap()])
         .output()
         .unwrap();
@@ -323,17 +327,12 @@ fn snapshots_save_and_load_for_offline_audits() {
 
 #[test]
 fn bad_input_fails_with_the_name_of_what_was_wrong() {
-    let linerate = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_linerate"))
-            .args(args)
-            .output()
-            .unwrap()
-    };
+    let linerate = |args: &[&str]| linerate().args(args).output().unwrap();
     let out = linerate(&["nic", "--sysfs-root", "/nonexistent/lr"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--sysfs-root /nonexistent/lr"));
 
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let bad = dir.path().join("bad.json");
     std::fs::write(
         &bad,
@@ -379,7 +378,7 @@ fn bad_input_fails_with_the_name_of_what_was_wrong() {
 fn a_mangled_tree_gives_reasons_not_panics() {
     // Start from the ixgbe tree, then break it the ways real hosts do: garbage values, missing
     // files, an interface whose directory vanished, unreadable CPU topology.
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let root = dir.path();
     let status = Command::new("cp")
         .args(["-a", "ixgbe", root.to_str().unwrap()])
@@ -397,7 +396,7 @@ fn a_mangled_tree_gives_reasons_not_panics() {
     std::fs::write(t.join("proc/interrupts"), "").unwrap();
     std::fs::write(t.join("ethtool/eth2.json"), "{ broken").unwrap();
     std::fs::remove_file(t.join("sys/devices/system/cpu/cpu3/topology/core_id")).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_linerate"))
+    let out = linerate()
         .args(["nic", "--json", "--findings", "--role", "router"])
         .arg("--sysfs-root")
         .arg(t.join("sys"))
@@ -452,11 +451,7 @@ fn a_mangled_tree_gives_reasons_not_panics() {
 
 #[test]
 fn nic_help() {
-    let out = Command::new(env!("CARGO_BIN_EXE_linerate"))
-        .args(["nic", "--help"])
-        .env_remove("COLUMNS")
-        .output()
-        .unwrap();
+    let out = linerate().args(["nic", "--help"]).output().unwrap();
     assert!(out.status.success());
     insta::assert_snapshot!(String::from_utf8(out.stdout).unwrap());
 }
@@ -472,7 +467,7 @@ fn watch_bridges_a_32_bit_wrap_and_reports_a_vanished_interface() {
     let ethtool_file = t.join("ethtool/eth2.json");
     let original = std::fs::read_to_string(&ethtool_file).unwrap();
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_linerate"))
+    let mut child = linerate()
         .args([
             "nic",
             "--watch",
@@ -531,7 +526,7 @@ fn a_narrow_bridge_above_the_card_is_the_ceiling() {
     let bridge = t.join("sys/devices/pci0000:3a/0000:3a:00.0");
     std::fs::write(bridge.join("current_link_speed"), "2.5 GT/s PCIe\n").unwrap();
     std::fs::write(bridge.join("current_link_width"), "1\n").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_linerate"))
+    let out = linerate()
         .args(["nic", "--json", "--findings"])
         .arg("--sysfs-root")
         .arg(t.join("sys"))

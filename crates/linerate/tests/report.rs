@@ -5,29 +5,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/report")
-        .join(name)
-}
-
-fn ok(db: &Path, args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_linerate"))
-        .args(args)
-        .args(["--db", db.to_str().unwrap()])
-        .env_remove("LINERATE_DB")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "linerate {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use support::bin::{ok_db, run_db};
+use support::{data, skip, tempdir};
 
 const RATES: [u32; 4] = [100, 200, 400, 800];
 
@@ -36,13 +20,13 @@ fn experiment_db(dir: &Path) -> PathBuf {
     let db = dir.join("runs.db");
     for rep in 1..=3 {
         for rate in RATES {
-            let file = data(&format!("sweep/rate{rate}-r{rep}.json"));
+            let file = data(&format!("report/sweep/rate{rate}-r{rep}.json"));
             let variant = if rate == 100 {
                 "baseline".to_owned()
             } else {
                 format!("{rate} Mbit/s")
             };
-            ok(
+            ok_db(
                 &db,
                 &[
                     "import",
@@ -59,7 +43,7 @@ fn experiment_db(dir: &Path) -> PathBuf {
             );
         }
     }
-    ok(&db, &["import", data("rr.json").to_str().unwrap()]);
+    ok_db(&db, &["import", data("report/rr.json").to_str().unwrap()]);
     db
 }
 
@@ -101,12 +85,12 @@ fn picture(bytes: &[u8]) -> Picture {
 
 #[test]
 fn experiment_report_html_svg_and_png() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let db = experiment_db(dir.path());
     let html_path = dir.path().join("out/report.html");
     let svg_dir = dir.path().join("svg");
     let png_dir = dir.path().join("png");
-    let out = ok(
+    let out = ok_db(
         &db,
         &[
             "report",
@@ -180,7 +164,7 @@ fn experiment_report_html_svg_and_png() {
 
     // The rr run: latency histogram and CDF.
     let rr_html = dir.path().join("rr.html");
-    ok(
+    ok_db(
         &db,
         &[
             "report",
@@ -197,7 +181,7 @@ fn experiment_report_html_svg_and_png() {
     assert!(pic.inked > 0.02, "blank latency chart");
 
     // Rewriting the report replaces it whole and leaves no temporary file behind.
-    ok(
+    ok_db(
         &db,
         &["report", "--last", "2", "-o", html_path.to_str().unwrap()],
     );
@@ -210,15 +194,9 @@ fn experiment_report_html_svg_and_png() {
 
 #[test]
 fn report_needs_a_destination_and_known_runs() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let db = experiment_db(dir.path());
-    let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_linerate"))
-            .args(args)
-            .args(["--db", db.to_str().unwrap()])
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| run_db(&db, args);
     let out = run(&["report", "1"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("-o report.html"));
@@ -301,10 +279,10 @@ fn console_lines(out: &Output) -> Vec<String> {
 
 #[test]
 fn report_renders_in_headless_chromium_without_network_or_errors() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let db = experiment_db(dir.path());
     let page = dir.path().join("report.html");
-    ok(
+    ok_db(
         &db,
         &[
             "report",
@@ -316,8 +294,7 @@ fn report_renders_in_headless_chromium_without_network_or_errors() {
     );
     let shot = dir.path().join("shot.png");
     let Some((out, netlog)) = chromium(&page, &dir.path().join("b1"), &shot) else {
-        eprintln!("SKIPPED: no chromium binary (Debian package `chromium`, in .ci/apt-packages)");
-        return;
+        skip!("no chromium binary (Debian package `chromium`, in .ci/apt-packages)");
     };
     assert!(
         shot.exists(),

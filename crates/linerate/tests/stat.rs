@@ -10,16 +10,18 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-mod common;
+mod support;
 
-use common::Rng;
+use support::bin::{BIN, isolate, linerate, stdout};
+use support::rng::Rng;
+use support::{program, require, tempdir};
 
 fn data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/stat")
 }
 
 fn linerate_stat(args: &[&str], dir: &Path, stdin: Option<&Path>) -> Output {
-    let mut command = common::linerate();
+    let mut command = linerate();
     command.arg("stat").args(args).current_dir(dir);
     command.stdin(match stdin {
         Some(path) => Stdio::from(fs::File::open(path).expect("open stdin file")),
@@ -103,7 +105,7 @@ fn golden_cases_match_byte_for_byte() {
 
 #[test]
 fn help_lists_ministat_flags() {
-    insta::assert_snapshot!(common::stdout(&["stat", "--help"]));
+    insta::assert_snapshot!(stdout(&["stat", "--help"]));
 }
 
 #[test]
@@ -121,7 +123,7 @@ fn no_file_reads_stdin_named_stdin() {
 #[test]
 fn columns_env_is_ignored_when_not_a_terminal() {
     let dir = data_dir();
-    let out = common::linerate()
+    let out = linerate()
         .args(["stat", "inputs/a.txt"])
         .current_dir(&dir)
         .env("COLUMNS", "20")
@@ -134,17 +136,14 @@ fn columns_env_is_ignored_when_not_a_terminal() {
 /// On a terminal, ministat's width is `$COLUMNS`, else the window's columns − 2.
 #[test]
 fn terminal_width_from_columns_and_window() {
-    if Command::new("script").arg("--version").output().is_err() {
-        println!("skipped: `script` (util-linux) is not installed to provide a terminal");
-        return;
-    }
+    require!(program("script"));
     let dir = data_dir();
-    let binary = env!("CARGO_BIN_EXE_linerate");
+    let binary = BIN;
     for (setup, width) in [
         ("COLUMNS=50; export COLUMNS", 50),
         ("unset COLUMNS; stty cols 61", 59),
     ] {
-        let out = Command::new("script")
+        let out = isolate(&mut Command::new("script"))
             .args([
                 "-qec",
                 &format!("{setup}; '{binary}' stat inputs/a.txt"),
@@ -165,7 +164,7 @@ fn terminal_width_from_columns_and_window() {
 
 #[test]
 fn binary_garbage_is_an_error_not_a_panic() {
-    let tmp = tempfile::tempdir().expect("tempdir");
+    let tmp = tempdir();
     let path = tmp.path().join("garbage");
     fs::write(
         &path,
@@ -215,16 +214,8 @@ fn without_relative_error(text: &str) -> String {
 
 #[test]
 fn live_against_debian_ministat() {
-    if Command::new("ministat")
-        .arg("-n")
-        .stdin(Stdio::null())
-        .output()
-        .is_err()
-    {
-        println!("skipped: Debian's `ministat` is not installed (apt-get install ministat)");
-        return;
-    }
-    let tmp = tempfile::tempdir().expect("tempdir");
+    require!(program("ministat"));
+    let tmp = tempdir();
     let seed = std::env::var("LINERATE_STAT_SEED")
         .ok()
         .and_then(|s| s.parse().ok())

@@ -4,55 +4,26 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use support::bin::{fails_db, linerate, ok_db};
+use support::{arg, tempdir};
+
 fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/store")
-        .join(name)
-}
-
-fn linerate(args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_linerate"));
-    c.args(args).env_remove("LINERATE_DB").env_remove("COLUMNS");
-    c
-}
-
-fn run(db: &Path, args: &[&str]) -> Output {
-    let mut all: Vec<&str> = args.to_vec();
-    all.extend(["--db", db.to_str().unwrap()]);
-    linerate(&all).output().expect("run linerate")
-}
-
-fn ok(db: &Path, args: &[&str]) -> String {
-    let out = run(db, args);
-    assert!(
-        out.status.success(),
-        "linerate {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn fails(db: &Path, args: &[&str]) -> String {
-    let out = run(db, args);
-    assert_eq!(out.status.code(), Some(2), "linerate {args:?}: {out:?}");
-    String::from_utf8(out.stderr).unwrap()
+    support::data("store").join(name)
 }
 
 fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).unwrap()
 }
 
-fn p(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
-
 #[test]
 fn import_then_history_and_show() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let db = dir.path().join("runs.db");
     let files = [
         "tcp.json",
@@ -64,12 +35,12 @@ fn import_then_history_and_show() {
     ];
     let paths: Vec<PathBuf> = files.iter().map(|f| data(f)).collect();
     let mut args = vec!["import", "--json"];
-    args.extend(paths.iter().map(|x| p(x)));
-    let imported = json(&ok(&db, &args));
+    args.extend(paths.iter().map(|x| arg(x)));
+    let imported = json(&ok_db(&db, &args));
     assert_eq!(imported["schema"], "linerate.import/1");
     assert_eq!(imported["runs"].as_array().unwrap().len(), 6);
 
-    let history = json(&ok(&db, &["history", "--json"]));
+    let history = json(&ok_db(&db, &["history", "--json"]));
     assert_eq!(history["schema"], "linerate.history/1");
     let runs = history["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 6);
@@ -87,59 +58,61 @@ fn import_then_history_and_show() {
     );
 
     // Filters.
-    let udp = json(&ok(&db, &["history", "--json", "--mode", "udp"]));
+    let udp = json(&ok_db(&db, &["history", "--json", "--mode", "udp"]));
     assert_eq!(udp["runs"].as_array().unwrap().len(), 1);
     assert_eq!(
-        json(&ok(&db, &["history", "--json", "--last", "2"]))["runs"]
+        json(&ok_db(&db, &["history", "--json", "--last", "2"]))["runs"]
             .as_array()
             .unwrap()
             .len(),
         2
     );
     assert_eq!(
-        json(&ok(&db, &["history", "--json", "--peer", "198.18.0.9"]))["runs"]
+        json(&ok_db(&db, &["history", "--json", "--peer", "198.18.0.9"]))["runs"]
             .as_array()
             .unwrap()
             .len(),
         0
     );
-    let csv = ok(&db, &["history", "--csv"]);
+    let csv = ok_db(&db, &["history", "--csv"]);
     assert_eq!(csv.lines().count(), 7);
     assert!(csv.starts_with("id,started,source,tool,mode,direction,peer,"));
-    let table = ok(&db, &["history"]);
+    let table = ok_db(&db, &["history"]);
     assert!(table.contains("400.19 Mbit/s"), "{table}");
 
     // show: the text rendering and the iperf3-schema JSON.
-    let text = ok(&db, &["show", "2"]);
+    let text = ok_db(&db, &["show", "2"]);
     assert!(text.contains("[  5]") && text.contains("[  7]"), "{text}");
     assert!(text.contains("2 streams"), "{text}");
-    let shown = json(&ok(&db, &["show", "1", "--json"]));
+    let shown = json(&ok_db(&db, &["show", "1", "--json"]));
     assert_eq!(shown["end"], tcp["end"]);
     assert_eq!(shown["intervals"], tcp["intervals"]);
     assert_eq!(shown["linerate"]["schema"], "linerate.run/1");
     assert_eq!(shown["linerate"]["run_id"], 1);
     // The json-stream file holds the same test as tcp.json.
-    let streamed = json(&ok(&db, &["show", "6", "--json"]));
+    let streamed = json(&ok_db(&db, &["show", "6", "--json"]));
     assert_eq!(streamed["end"], tcp["end"]);
 
-    let err = fails(&db, &["show", "99"]);
+    let err = fails_db(&db, &["show", "99"]);
     assert!(err.contains("no run 99 in"), "{err}");
-    let err = fails(&db, &["show", "abc"]);
+    let err = fails_db(&db, &["show", "abc"]);
     assert!(err.contains("`abc` is not a run id"), "{err}");
 }
 
 #[test]
 fn default_location_and_environment() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = linerate(&["import", p(&data("tcp.json"))])
+    let dir = tempdir();
+    let out = linerate()
+        .args(["import", arg(&data("tcp.json"))])
         .env("XDG_DATA_HOME", dir.path())
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
     assert!(dir.path().join("linerate/linerate.db").exists());
     // HOME is the fallback.
-    let home = tempfile::tempdir().unwrap();
-    let out = linerate(&["import", p(&data("tcp.json"))])
+    let home = tempdir();
+    let out = linerate()
+        .args(["import", arg(&data("tcp.json"))])
         .env_remove("XDG_DATA_HOME")
         .env("HOME", home.path())
         .output()
@@ -151,7 +124,8 @@ fn default_location_and_environment() {
             .exists()
     );
     // An empty LINERATE_DB is refused, not taken for SQLite's throw-away database.
-    let out = linerate(&["history", "--json"])
+    let out = linerate()
+        .args(["history", "--json"])
         .env("LINERATE_DB", "")
         .env("XDG_DATA_HOME", dir.path())
         .output()
@@ -160,20 +134,21 @@ fn default_location_and_environment() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--db <PATH>"));
     // LINERATE_DB wins over both.
     let chosen = dir.path().join("chosen.db");
-    let out = linerate(&["history", "--json"])
+    let out = linerate()
+        .args(["history", "--json"])
         .env("LINERATE_DB", &chosen)
         .env("XDG_DATA_HOME", dir.path())
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
     let listed = json(&String::from_utf8(out.stdout).unwrap());
-    assert_eq!(listed["database"], p(&chosen));
+    assert_eq!(listed["database"], arg(&chosen));
     assert_eq!(listed["runs"].as_array().unwrap().len(), 0);
 }
 
 #[test]
 fn malformed_imports_name_the_file_and_the_fault_and_store_nothing() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let db = dir.path().join("runs.db");
     let write = |name: &str, text: &str| {
         let path = dir.path().join(name);
@@ -182,7 +157,7 @@ fn malformed_imports_name_the_file_and_the_fault_and_store_nothing() {
     };
     let full = std::fs::read_to_string(data("tcp.json")).unwrap();
     let truncated = write("truncated.json", &full[..full.len() / 2]);
-    let err = fails(&db, &["import", p(&data("udp.json")), p(&truncated)]);
+    let err = fails_db(&db, &["import", arg(&data("udp.json")), arg(&truncated)]);
     assert!(
         err.contains("truncated.json is not usable iperf3 output: line "),
         "{err}"
@@ -192,20 +167,20 @@ fn malformed_imports_name_the_file_and_the_fault_and_store_nothing() {
     let mut doc = json(&full);
     doc["end"]["sum_received"]["bits_per_second"] = serde_json::json!("fast");
     let wrong = write("wrong.json", &doc.to_string());
-    let err = fails(&db, &["import", p(&wrong)]);
+    let err = fails_db(&db, &["import", arg(&wrong)]);
     assert!(
         err.contains("wrong.json is not usable iperf3 output: end.sum_received.bits_per_second: expected a number, found the string \"fast\""),
         "{err}"
     );
 
-    let refused = fails(&db, &["import", p(&data("refused.json"))]);
+    let refused = fails_db(&db, &["import", arg(&data("refused.json"))]);
     assert!(refused.contains("refused.json"), "{refused}");
     assert!(refused.contains("unable to connect to server"), "{refused}");
 
     let stream = std::fs::read_to_string(data("tcp-stream.jsonl")).unwrap();
     let unfinished: String = stream.lines().take(3).map(|l| format!("{l}\n")).collect();
     let unfinished = write("unfinished.jsonl", &unfinished);
-    let err = fails(&db, &["import", p(&unfinished)]);
+    let err = fails_db(&db, &["import", arg(&unfinished)]);
     assert!(
         err.contains("unfinished.jsonl") && err.contains("no \"end\" event"),
         "{err}"
@@ -215,7 +190,7 @@ fn malformed_imports_name_the_file_and_the_fault_and_store_nothing() {
         "bad-line.jsonl",
         &format!("{}\n{{oops\n", stream.lines().next().unwrap()),
     );
-    let err = fails(&db, &["import", p(&garbage_line)]);
+    let err = fails_db(&db, &["import", arg(&garbage_line)]);
     assert!(
         err.contains("bad-line.jsonl") && err.contains("line 2"),
         "{err}"
@@ -223,10 +198,10 @@ fn malformed_imports_name_the_file_and_the_fault_and_store_nothing() {
 
     let empty = write("empty.json", "");
     assert!(
-        fails(&db, &["import", p(&empty)])
+        fails_db(&db, &["import", arg(&empty)])
             .contains("empty.json is not usable iperf3 output: file: is empty")
     );
-    let missing = fails(&db, &["import", p(&dir.path().join("nope.json"))]);
+    let missing = fails_db(&db, &["import", arg(&dir.path().join("nope.json"))]);
     assert!(
         missing.contains("cannot read") && missing.contains("nope.json"),
         "{missing}"
@@ -234,7 +209,7 @@ fn malformed_imports_name_the_file_and_the_fault_and_store_nothing() {
 
     // Nothing was stored by any failed import, not even udp.json from the first.
     assert_eq!(
-        json(&ok(&db, &["history", "--json"]))["runs"]
+        json(&ok_db(&db, &["history", "--json"]))["runs"]
             .as_array()
             .unwrap()
             .len(),
@@ -251,11 +226,11 @@ fn fingerprint(path: &Path) -> (Vec<u8>, std::time::SystemTime) {
 
 #[test]
 fn corrupt_foreign_and_newer_databases_are_refused_untouched() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let garbage = dir.path().join("garbage.db");
     std::fs::write(&garbage, "not sqlite at all\n".repeat(100)).unwrap();
     let before = fingerprint(&garbage);
-    let err = fails(&garbage, &["import", p(&data("tcp.json"))]);
+    let err = fails_db(&garbage, &["import", arg(&data("tcp.json"))]);
     assert!(
         err.contains("garbage.db: not a linerate results database"),
         "{err}"
@@ -264,7 +239,7 @@ fn corrupt_foreign_and_newer_databases_are_refused_untouched() {
     assert_eq!(fingerprint(&garbage), before);
 
     let newer = dir.path().join("newer.db");
-    ok(&newer, &["import", p(&data("tcp.json"))]);
+    ok_db(&newer, &["import", arg(&data("tcp.json"))]);
     {
         let conn = rusqlite::Connection::open(&newer).unwrap();
         conn.pragma_update(None, "user_version", 1000).unwrap();
@@ -273,10 +248,10 @@ fn corrupt_foreign_and_newer_databases_are_refused_untouched() {
     let before = fingerprint(&newer);
     for args in [
         &["history"][..],
-        &["import", p(&data("udp.json"))][..],
+        &["import", arg(&data("udp.json"))][..],
         &["show", "1"][..],
     ] {
-        let err = fails(&newer, args);
+        let err = fails_db(&newer, args);
         assert!(
             err.contains("schema version 1000, newer than this linerate knows"),
             "{err}"
@@ -288,15 +263,15 @@ fn corrupt_foreign_and_newer_databases_are_refused_untouched() {
     let damaged = dir.path().join("damaged.db");
     let files: Vec<PathBuf> = (0..8).map(|_| data("tcp-p2.json")).collect();
     let mut args = vec!["import"];
-    args.extend(files.iter().map(|f| p(f)));
-    ok(&damaged, &args);
+    args.extend(files.iter().map(|f| arg(f)));
+    ok_db(&damaged, &args);
     let mut bytes = std::fs::read(&damaged).unwrap();
     for b in &mut bytes[4096..] {
         *b ^= 0x5A;
     }
     std::fs::write(&damaged, &bytes).unwrap();
     let before = fingerprint(&damaged);
-    let err = fails(&damaged, &["history"]);
+    let err = fails_db(&damaged, &["history"]);
     assert!(err.contains("damaged.db"), "{err}");
     assert!(
         err.contains("corrupt") || err.contains("not a linerate results database"),
@@ -307,7 +282,7 @@ fn corrupt_foreign_and_newer_databases_are_refused_untouched() {
 
 #[test]
 fn older_schema_is_migrated_through_the_binary() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let db = dir.path().join("v1.db");
     {
         let conn = rusqlite::Connection::open(&db).unwrap();
@@ -330,7 +305,7 @@ fn older_schema_is_migrated_through_the_binary() {
         )
         .unwrap();
     }
-    let listed = json(&ok(&db, &["history", "--json"]));
+    let listed = json(&ok_db(&db, &["history", "--json"]));
     assert_eq!(listed["runs"][0]["received_bps"], 9.4e9);
     let conn = rusqlite::Connection::open(&db).unwrap();
     let v: i64 = conn
@@ -361,18 +336,18 @@ fn count_runs(db: &Path) -> usize {
 
 #[test]
 fn kill_9_mid_write_loses_only_the_run_in_progress() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let db = dir.path().join("runs.db");
     let big = dir.path().join("big.json");
     std::fs::write(&big, big_document(6_000)).unwrap();
-    ok(&db, &["history"]); // create the database first
+    ok_db(&db, &["history"]); // create the database first
     let files = 6;
     for attempt in 0..2 {
         let before = count_runs(&db);
         let mut args: Vec<String> = vec!["import".into()];
-        args.extend((0..files).map(|_| p(&big).to_owned()));
-        args.extend(["--db".into(), p(&db).to_owned()]);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_linerate"))
+        args.extend((0..files).map(|_| arg(&big).to_owned()));
+        args.extend(["--db".into(), arg(&db).to_owned()]);
+        let mut child = linerate()
             .args(&args)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -417,18 +392,18 @@ fn kill_9_mid_write_loses_only_the_run_in_progress() {
         }
     }
     // The database still takes runs.
-    ok(&db, &["import", p(&data("tcp.json"))]);
+    ok_db(&db, &["import", arg(&data("tcp.json"))]);
 }
 
 #[test]
 fn concurrent_writers_both_land() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let db = dir.path().join("runs.db");
     let spawn = |file: &str| {
         let mut args: Vec<String> = vec!["import".into()];
-        args.extend((0..10).map(|_| p(&data(file)).to_owned()));
-        args.extend(["--db".into(), p(&db).to_owned()]);
-        Command::new(env!("CARGO_BIN_EXE_linerate"))
+        args.extend((0..10).map(|_| arg(&data(file)).to_owned()));
+        args.extend(["--db".into(), arg(&db).to_owned()]);
+        linerate()
             .args(&args)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -446,7 +421,7 @@ fn concurrent_writers_both_land() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    let listed = json(&ok(&db, &["history", "--json"]));
+    let listed = json(&ok_db(&db, &["history", "--json"]));
     let runs = listed["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 20);
     assert_eq!(runs.iter().filter(|r| r["mode"] == "udp").count(), 10);
@@ -454,28 +429,29 @@ fn concurrent_writers_both_land() {
 
 #[test]
 fn text_renderings() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let db = dir.path().join("runs.db");
     let files = ["tcp-p2.json", "udp.json", "bidir.json"];
     let paths: Vec<PathBuf> = files.iter().map(|f| data(f)).collect();
     let mut args = vec!["import"];
-    args.extend(paths.iter().map(|x| p(x)));
+    args.extend(paths.iter().map(|x| arg(x)));
     let data_dir = std::fs::canonicalize(data("")).unwrap();
-    let anonymise = |s: String| s.replace(p(&data_dir), "<data>");
-    insta::assert_snapshot!("import", anonymise(ok(&db, &args)));
-    insta::assert_snapshot!("history", ok(&db, &["history"]));
-    insta::assert_snapshot!("history_csv", ok(&db, &["history", "--csv"]));
+    let anonymise = |s: String| s.replace(arg(&data_dir), "<data>");
+    insta::assert_snapshot!("import", anonymise(ok_db(&db, &args)));
+    insta::assert_snapshot!("history", ok_db(&db, &["history"]));
+    insta::assert_snapshot!("history_csv", ok_db(&db, &["history", "--csv"]));
     for id in ["1", "2", "3"] {
-        insta::assert_snapshot!(format!("show_{id}"), anonymise(ok(&db, &["show", id])));
+        insta::assert_snapshot!(format!("show_{id}"), anonymise(ok_db(&db, &["show", id])));
     }
 }
 
 #[test]
 fn import_reads_standard_input() {
     use std::io::Write;
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let db = dir.path().join("runs.db");
-    let mut child = linerate(&["import", "-", "--db", p(&db)])
+    let mut child = linerate()
+        .args(["import", "-", "--db", arg(&db)])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -485,41 +461,41 @@ fn import_reads_standard_input() {
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("-: stored as run 1 (tcp send"));
-    let shown = json(&ok(&db, &["show", "1", "--json"]));
+    let shown = json(&ok_db(&db, &["show", "1", "--json"]));
     assert_eq!(shown["linerate"]["source_path"], "(stdin)");
 }
 
 #[test]
 fn reading_commands_never_create_a_database() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     // A mistyped --db: nothing may appear there, not even the directory.
     let db = dir.path().join("typo/runs.db");
-    let listed = json(&ok(&db, &["history", "--json"]));
+    let listed = json(&ok_db(&db, &["history", "--json"]));
     assert_eq!(listed["runs"].as_array().unwrap().len(), 0);
-    assert!(ok(&db, &["history"]).contains("No runs in"));
+    assert!(ok_db(&db, &["history"]).contains("No runs in"));
     for args in [
         &["show", "1"][..],
         &["compare", "1", "2"],
-        &["report", "1", "-o", p(&dir.path().join("r.html"))],
+        &["report", "1", "-o", arg(&dir.path().join("r.html"))],
     ] {
-        let err = fails(&db, args);
+        let err = fails_db(&db, args);
         assert!(err.contains("no results database at"), "{args:?}: {err}");
-        assert!(err.contains(p(&db)), "{err}");
+        assert!(err.contains(arg(&db)), "{err}");
     }
     // --last 0 asks for nothing: a usage error, not an empty answer.
     for args in [
         &["history", "--last", "0"][..],
         &["report", "--last", "0", "-o", "x.html"],
     ] {
-        let err = fails(&db, args);
+        let err = fails_db(&db, args);
         assert!(err.contains("--last"), "{args:?}: {err}");
     }
     assert!(!dir.path().join("typo").exists());
     assert!(!dir.path().join("r.html").exists());
     // SQLite's own message is given once, not repeated by the error chain.
-    let err = fails(
+    let err = fails_db(
         Path::new("/proc/sys/lr-rb-no.db"),
-        &["import", p(&data("tcp.json"))],
+        &["import", arg(&data("tcp.json"))],
     );
     assert_eq!(
         err.matches("unable to open database file").count(),
@@ -530,16 +506,16 @@ fn reading_commands_never_create_a_database() {
 
 #[test]
 fn control_characters_from_an_imported_file_do_not_reach_the_terminal() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let db = dir.path().join("runs.db");
     let mut doc = json(&std::fs::read_to_string(data("tcp.json")).unwrap());
     doc["start"]["connecting_to"]["host"] = "\u{1b}[31mpeer".into();
     doc["start"]["version"] = "iperf 3.12\u{1b}[2J".into();
     let file = dir.path().join("hostile.json");
     std::fs::write(&file, doc.to_string()).unwrap();
-    ok(&db, &["import", p(&file)]);
+    ok_db(&db, &["import", arg(&file)]);
     for args in [&["history"][..], &["show", "1"]] {
-        let text = ok(&db, args);
+        let text = ok_db(&db, args);
         assert!(!text.contains('\u{1b}'), "{args:?}: {text:?}");
         assert!(text.contains("\\u{1b}[31mpeer"), "{args:?}: {text}");
     }

@@ -3,34 +3,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod support;
 
-fn data(dir: &str, name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(dir)
-        .join(name)
-}
+use std::path::Path;
+use std::process::Command;
 
-fn run(db: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_linerate"))
-        .args(args)
-        .args(["--db", db.to_str().unwrap()])
-        .env_remove("LINERATE_DB")
-        .output()
-        .unwrap()
-}
-
-fn ok(db: &Path, args: &[&str]) -> String {
-    let out = run(db, args);
-    assert!(
-        out.status.success(),
-        "linerate {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+use support::bin::{ok_db, run_db};
+use support::{data, program, require, tempdir};
 
 fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).unwrap()
@@ -40,13 +19,13 @@ fn json(text: &str) -> serde_json::Value {
 fn experiment(db: &Path) {
     for rep in 1..=3 {
         for rate in [100, 200, 400, 800] {
-            let file = data("report", &format!("sweep/rate{rate}-r{rep}.json"));
+            let file = data(&format!("report/sweep/rate{rate}-r{rep}.json"));
             let variant = if rate == 100 {
                 "baseline".to_owned()
             } else {
                 format!("{rate}M")
             };
-            ok(
+            ok_db(
                 db,
                 &[
                     "import",
@@ -63,10 +42,10 @@ fn experiment(db: &Path) {
 
 #[test]
 fn experiment_variants_are_compared_one_value_per_repetition() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let db = dir.path().join("runs.db");
     experiment(&db);
-    let out = json(&ok(&db, &["compare", "--experiment", "sweep", "--json"]));
+    let out = json(&ok_db(&db, &["compare", "--experiment", "sweep", "--json"]));
     assert_eq!(out["schema"], "linerate.compare/1");
     assert_eq!(out["samples"], "per-repetition");
     let sets = out["sets"].as_array().unwrap();
@@ -80,7 +59,7 @@ fn experiment_variants_are_compared_one_value_per_repetition() {
     let received: Vec<f64> = (1..=3)
         .map(|rep| {
             let doc = json(
-                &std::fs::read_to_string(data("report", &format!("sweep/rate100-r{rep}.json")))
+                &std::fs::read_to_string(data(&format!("report/sweep/rate100-r{rep}.json")))
                     .unwrap(),
             );
             doc["end"]["sum_received"]["bits_per_second"]
@@ -109,7 +88,7 @@ fn experiment_variants_are_compared_one_value_per_repetition() {
             .starts_with("too few values for a trustworthy verdict")
     );
 
-    let text = ok(&db, &["compare", "--experiment", "sweep"]);
+    let text = ok_db(&db, &["compare", "--experiment", "sweep"]);
     assert!(
         text.starts_with("Compared: one value per repetition"),
         "{text}"
@@ -117,7 +96,7 @@ fn experiment_variants_are_compared_one_value_per_repetition() {
     assert!(text.contains("Difference at 95.0% confidence"), "{text}");
     assert!(text.contains("200M vs baseline: +"), "{text}");
     assert!(text.contains("warning: too few values"), "{text}");
-    let out = run(
+    let out = run_db(
         &db,
         &["compare", "--experiment", "sweep", "--fail-on-difference"],
     );
@@ -126,7 +105,7 @@ fn experiment_variants_are_compared_one_value_per_repetition() {
 
 /// Writes the per-interval throughput of a run, in Mbit/s, one value a line, for ministat.
 fn interval_file(db: &Path, id: &str, path: &Path) -> Vec<f64> {
-    let doc = json(&ok(db, &["show", id, "--json"]));
+    let doc = json(&ok_db(db, &["show", id, "--json"]));
     let values: Vec<f64> = doc["intervals"]
         .as_array()
         .unwrap()
@@ -141,14 +120,14 @@ fn interval_file(db: &Path, id: &str, path: &Path) -> Vec<f64> {
 
 #[test]
 fn single_runs_are_compared_per_interval_as_ministat_does() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let db = dir.path().join("runs.db");
     experiment(&db);
     // Run 1: baseline repetition 1 (100 Mbit/s); run 2: 200M repetition 1.
-    let out = json(&ok(&db, &["compare", "1", "2", "--json"]));
+    let out = json(&ok_db(&db, &["compare", "1", "2", "--json"]));
     assert_eq!(out["samples"], "per-interval");
     assert_eq!(out["sets"][0]["n"], 6); // 3 s at 0.5 s intervals
-    let text = ok(&db, &["compare", "1", "2"]);
+    let text = ok_db(&db, &["compare", "1", "2"]);
     assert!(
         text.starts_with("Compared: per-interval throughput"),
         "{text}"
@@ -158,10 +137,12 @@ fn single_runs_are_compared_per_interval_as_ministat_does() {
     let (a, b) = (dir.path().join("run1"), dir.path().join("run2"));
     interval_file(&db, "1", &a);
     interval_file(&db, "2", &b);
-    let Ok(ministat) = Command::new("ministat").arg(&a).arg(&b).output() else {
-        eprintln!("SKIPPED the ministat cross-check: no ministat (Debian package `ministat`)");
-        return;
-    };
+    require!(program("ministat"));
+    let ministat = Command::new("ministat")
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .expect("run ministat");
     let theirs = String::from_utf8(ministat.stdout).unwrap();
     let verdict = |s: &str| -> Vec<String> {
         let lines: Vec<&str> = s.lines().collect();
@@ -183,10 +164,10 @@ fn single_runs_are_compared_per_interval_as_ministat_does() {
 
 #[test]
 fn autocorrelated_intervals_are_warned_about() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let db = dir.path().join("runs.db");
     // A real run whose 20 intervals are made to climb steadily, as a flow in slow start does.
-    let mut doc = json(&std::fs::read_to_string(data("store", "tcp.json")).unwrap());
+    let mut doc = json(&std::fs::read_to_string(data("store/tcp.json")).unwrap());
     let one = doc["intervals"][0].clone();
     let climbing: Vec<serde_json::Value> = (0..20)
         .map(|i| {
@@ -200,15 +181,15 @@ fn autocorrelated_intervals_are_warned_about() {
     doc["intervals"] = climbing.into();
     let climbing = dir.path().join("climbing.json");
     std::fs::write(&climbing, doc.to_string()).unwrap();
-    ok(
+    ok_db(
         &db,
         &[
             "import",
             climbing.to_str().unwrap(),
-            data("store", "tcp.json").to_str().unwrap(),
+            data("store/tcp.json").to_str().unwrap(),
         ],
     );
-    let out = json(&ok(&db, &["compare", "1", "2", "--json"]));
+    let out = json(&ok_db(&db, &["compare", "1", "2", "--json"]));
     let warnings: Vec<&str> = out["warnings"]
         .as_array()
         .unwrap()
@@ -224,22 +205,16 @@ fn autocorrelated_intervals_are_warned_about() {
 
 #[test]
 fn bad_requests_fail_clearly() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let db = dir.path().join("runs.db");
-    ok(
-        &db,
-        &["import", data("store", "tcp.json").to_str().unwrap()],
-    );
-    let out = run(&db, &["compare", "1"]);
+    ok_db(&db, &["import", data("store/tcp.json").to_str().unwrap()]);
+    let out = run_db(&db, &["compare", "1"]);
     assert_eq!(out.status.code(), Some(2));
-    let out = run(&db, &["compare", "1", "7"]);
+    let out = run_db(&db, &["compare", "1", "7"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no run 7"));
-    ok(
-        &db,
-        &["import", data("store", "udp.json").to_str().unwrap()],
-    );
-    let mixed = json(&ok(&db, &["compare", "1", "2", "--json"]));
+    ok_db(&db, &["import", data("store/udp.json").to_str().unwrap()]);
+    let mixed = json(&ok_db(&db, &["compare", "1", "2", "--json"]));
     assert!(
         mixed["warnings"].as_array().unwrap().iter().any(|w| w
             .as_str()
@@ -247,12 +222,12 @@ fn bad_requests_fail_clearly() {
             .starts_with("the runs are different tests (tcp send, udp send)")),
         "{mixed}"
     );
-    let out = run(&db, &["compare", "1", "1", "-c", "100"]);
+    let out = run_db(&db, &["compare", "1", "1", "-c", "100"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("--confidence"),
         "{out:?}"
     );
-    let out = run(&db, &["compare", "--experiment", "none"]);
+    let out = run_db(&db, &["compare", "--experiment", "none"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("no runs of experiment `none`"));
 }

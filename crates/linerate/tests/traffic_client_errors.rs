@@ -1,6 +1,5 @@
 //! `linerate client` failures: each is one line on stderr, exit code 2, bounded in time.
 
-#[path = "traffic_support/mod.rs"]
 mod support;
 
 use std::io::Write;
@@ -8,14 +7,15 @@ use std::net::TcpListener;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-use support::*;
+use support::bin::{linerate, run_bounded};
+use support::net::free_port;
+use support::netns::Netns;
+use support::traffic::iperf3_server;
+use support::{namespaces, program, require};
 
 fn client(args: &[&str]) -> (Output, Duration) {
     let t = Instant::now();
-    let out = run_bounded(
-        linerate_cmd().arg("client").args(args),
-        Duration::from_secs(20),
-    );
+    let out = run_bounded(linerate().arg("client").args(args), Duration::from_secs(20));
     (out, t.elapsed())
 }
 
@@ -65,9 +65,7 @@ fn a_server_that_is_not_iperf3() {
 
 #[test]
 fn busy_iperf3_server() {
-    if !have_iperf3() {
-        return;
-    }
+    require!(program("iperf3"));
     let server = iperf3_server(false);
     let port = server.port.to_string();
     let mut first = Command::new("iperf3")
@@ -82,49 +80,14 @@ fn busy_iperf3_server() {
     let _ = first.wait();
 }
 
-struct Netns(String);
-
-impl Drop for Netns {
-    fn drop(&mut self) {
-        let _ = Command::new("ip").args(["netns", "del", &self.0]).status();
-    }
-}
-
 #[test]
 fn unreachable_network_and_host() {
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .map(|o| o.stdout == b"0\n")
-        .unwrap_or(false);
-    if !root {
-        eprintln!("SKIP: needs root for a network namespace");
-        return;
-    }
-    let ns = Netns(format!("lr-tr-{}-u", std::process::id()));
-    let ok = Command::new("ip")
-        .args(["netns", "add", &ns.0])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!("SKIP: `ip netns add` does not work here");
-        return;
-    }
-    let ip = |args: &[&str]| {
-        let st = Command::new("ip")
-            .args(["-n", &ns.0])
-            .args(args)
-            .status()
-            .expect("ip");
-        assert!(st.success(), "ip {args:?}");
-    };
-    ip(&["link", "set", "lo", "up"]);
+    require!(namespaces());
+    let ns = Netns::with_loopback("tr-u");
     let run = |args: &[&str]| {
         let t = Instant::now();
         let out = run_bounded(
-            Command::new("ip")
-                .args(["netns", "exec", &ns.0, linerate_bin(), "client"])
-                .args(args),
+            ns.linerate().arg("client").args(args),
             Duration::from_secs(20),
         );
         (out, t.elapsed())
@@ -134,12 +97,12 @@ fn unreachable_network_and_host() {
     let err = one_line_error(&out);
     assert!(err.contains("unreachable"), "{err}");
     // A route into a link where nothing answers: the connect times out.
-    ip(&[
+    ns.ip(&[
         "link", "add", "lrtr0", "type", "veth", "peer", "name", "lrtr1",
     ]);
-    ip(&["link", "set", "lrtr1", "up"]);
-    ip(&["addr", "add", "198.18.5.2/24", "dev", "lrtr0"]);
-    ip(&["link", "set", "lrtr0", "up"]);
+    ns.ip(&["link", "set", "lrtr1", "up"]);
+    ns.ip(&["addr", "add", "198.18.5.2/24", "dev", "lrtr0"]);
+    ns.ip(&["link", "set", "lrtr0", "up"]);
     let (out, took) = run(&["198.18.5.1", "-t", "1", "--connect-timeout", "1s"]);
     let err = one_line_error(&out);
     assert!(
@@ -155,7 +118,7 @@ fn bad_flags_exit_2_with_the_flag_named() {
     let err = one_line_error(&out);
     assert!(err.contains("-P 0"), "{err}");
     let out = run_bounded(
-        linerate_cmd().args(["client", "127.0.0.1", "-b", "10GB"]),
+        linerate().args(["client", "127.0.0.1", "-b", "10GB"]),
         Duration::from_secs(5),
     );
     assert_eq!(out.status.code(), Some(2));

@@ -2,14 +2,14 @@
 //! invalid JSON, an HTTP request, a stream with no control channel, clients that stall or
 //! vanish mid-test. The server must log each, keep serving, and never die.
 
-#[path = "traffic_support/mod.rs"]
 mod support;
 
 use std::io::{Read, Write};
 use std::net::{TcpStream, UdpSocket};
 use std::time::{Duration, Instant};
 
-use support::*;
+use support::bin::linerate;
+use support::traffic::{Proc, f64_at, linerate_client_json, linerate_server};
 
 /// A well-formed cookie, different on every call (a cookie names one test).
 fn cookie() -> Vec<u8> {
@@ -176,7 +176,7 @@ fn clients_that_stall_or_vanish_mid_test_are_cleaned_up() {
 
     // A client killed mid-test.
     let port = server.port.to_string();
-    let mut child = linerate_cmd()
+    let mut child = linerate()
         .args(["client", "127.0.0.1", "-p", &port, "-t", "10", "-P", "2"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

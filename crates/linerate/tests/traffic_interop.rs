@@ -1,29 +1,29 @@
 //! Interoperability with the reference peer, Debian's iperf3: `linerate client` against
 //! `iperf3 -s`, and `iperf3 -c` against `linerate server`, TCP and UDP, -R, --bidir, -P.
 
-#[path = "traffic_support/mod.rs"]
 mod support;
 
-use support::*;
+use support::bin::{linerate, run_bounded};
+use support::traffic::{
+    Proc, f64_at, iperf3_client_json, iperf3_server, linerate_client_json, linerate_server,
+};
+use support::{program, require};
 
 // ---- linerate client → iperf3 server ----
 
-fn against_iperf3(args: &[&str]) -> Option<serde_json::Value> {
-    if !have_iperf3() {
-        return None;
-    }
+/// `linerate client` against a one-off `iperf3 -s`; callers skip where iperf3 is missing.
+fn against_iperf3(args: &[&str]) -> serde_json::Value {
     let server = iperf3_server(true);
     let v = linerate_client_json(server.port, args);
     assert_eq!(v["schema"], "linerate.traffic/1");
     assert_eq!(v["linerate"]["peer"]["kind"], "iperf3", "{}", v["linerate"]);
-    Some(v)
+    v
 }
 
 #[test]
 fn client_tcp_to_iperf3() {
-    let Some(v) = against_iperf3(&["-t", "1"]) else {
-        return;
-    };
+    require!(program("iperf3"));
+    let v = against_iperf3(&["-t", "1"]);
     let rx = f64_at(&v, "end.sum_received.bits_per_second");
     let tx = f64_at(&v, "end.sum_sent.bits_per_second");
     assert!(rx > 1e8, "received {rx} bit/s");
@@ -39,9 +39,8 @@ fn client_tcp_to_iperf3() {
 
 #[test]
 fn client_tcp_reverse_parallel_to_iperf3() {
-    let Some(v) = against_iperf3(&["-t", "1", "-R", "-P", "2"]) else {
-        return;
-    };
+    require!(program("iperf3"));
+    let v = against_iperf3(&["-t", "1", "-R", "-P", "2"]);
     let streams = v["end"]["streams"].as_array().expect("streams");
     assert_eq!(streams.len(), 2);
     for s in streams {
@@ -54,18 +53,16 @@ fn client_tcp_reverse_parallel_to_iperf3() {
 
 #[test]
 fn client_tcp_bidir_to_iperf3() {
-    let Some(v) = against_iperf3(&["-t", "1", "--bidir"]) else {
-        return;
-    };
+    require!(program("iperf3"));
+    let v = against_iperf3(&["-t", "1", "--bidir"]);
     assert!(f64_at(&v, "end.sum_received.bits_per_second") > 1e7);
     assert!(f64_at(&v, "end.sum_received_bidir_reverse.bits_per_second") > 1e7);
 }
 
 #[test]
 fn client_udp_to_iperf3() {
-    let Some(v) = against_iperf3(&["-t", "1", "-u", "-b", "20M", "-l", "1000"]) else {
-        return;
-    };
+    require!(program("iperf3"));
+    let v = against_iperf3(&["-t", "1", "-u", "-b", "20M", "-l", "1000"]);
     let bps = f64_at(&v, "end.sum.bits_per_second");
     assert!((14e6..26e6).contains(&bps), "UDP sender rate {bps}");
     // iperf3 counted what we sent, and saw no loss on loopback at 20 Mbit/s.
@@ -76,27 +73,22 @@ fn client_udp_to_iperf3() {
 
 #[test]
 fn client_udp_reverse_and_bidir_to_iperf3() {
-    let Some(v) = against_iperf3(&["-t", "1", "-u", "-R", "-b", "10M"]) else {
-        return;
-    };
+    require!(program("iperf3"));
+    let v = against_iperf3(&["-t", "1", "-u", "-R", "-b", "10M"]);
     let got = f64_at(&v, "end.sum_received.bits_per_second");
     assert!((6e6..14e6).contains(&got), "{got}");
     assert!(f64_at(&v, "end.streams.0.udp.packets") > 500.0);
-    let Some(v) = against_iperf3(&["-t", "1", "-u", "--bidir", "-b", "5M"]) else {
-        return;
-    };
+    let v = against_iperf3(&["-t", "1", "-u", "--bidir", "-b", "5M"]);
     assert!(f64_at(&v, "end.sum_received.bits_per_second") > 3e6);
     assert!(f64_at(&v, "end.sum_received_bidir_reverse.bits_per_second") > 3e6);
 }
 
 #[test]
 fn linerate_only_mode_against_iperf3_names_the_peer_and_the_feature() {
-    if !have_iperf3() {
-        return;
-    }
+    require!(program("iperf3"));
     let server = iperf3_server(true);
     let out = run_bounded(
-        linerate_cmd().args([
+        linerate().args([
             "client",
             "127.0.0.1",
             "-p",
@@ -116,20 +108,17 @@ fn linerate_only_mode_against_iperf3_names_the_peer_and_the_feature() {
 
 // ---- iperf3 client → linerate server ----
 
-fn iperf3_against_linerate(args: &[&str]) -> Option<(serde_json::Value, Proc)> {
-    if !have_iperf3() {
-        return None;
-    }
+/// `iperf3 -c` against a `linerate server`; callers skip where iperf3 is missing.
+fn iperf3_against_linerate(args: &[&str]) -> (serde_json::Value, Proc) {
     let server = linerate_server(&[]);
     let v = iperf3_client_json(server.port, args);
-    Some((v, server))
+    (v, server)
 }
 
 #[test]
 fn iperf3_tcp_to_server() {
-    let Some((v, server)) = iperf3_against_linerate(&["-t", "1"]) else {
-        return;
-    };
+    require!(program("iperf3"));
+    let (v, server) = iperf3_against_linerate(&["-t", "1"]);
     let rx = f64_at(&v, "end.sum_received.bits_per_second");
     assert!(rx > 1e8, "{rx}");
     let ratio = f64_at(&v, "end.sum_received.bytes") / f64_at(&v, "end.sum_sent.bytes");
@@ -139,9 +128,8 @@ fn iperf3_tcp_to_server() {
 
 #[test]
 fn iperf3_tcp_reverse_parallel_to_server() {
-    let Some((v, _s)) = iperf3_against_linerate(&["-t", "1", "-R", "-P", "3"]) else {
-        return;
-    };
+    require!(program("iperf3"));
+    let (v, _s) = iperf3_against_linerate(&["-t", "1", "-R", "-P", "3"]);
     assert_eq!(v["end"]["streams"].as_array().expect("streams").len(), 3);
     assert!(f64_at(&v, "end.sum_received.bits_per_second") > 1e8);
     // The server is the sender: its retransmit count reaches iperf3 (may be 0).
@@ -154,19 +142,16 @@ fn iperf3_tcp_reverse_parallel_to_server() {
 
 #[test]
 fn iperf3_tcp_bidir_to_server() {
-    let Some((v, _s)) = iperf3_against_linerate(&["-t", "1", "--bidir", "-P", "2"]) else {
-        return;
-    };
+    require!(program("iperf3"));
+    let (v, _s) = iperf3_against_linerate(&["-t", "1", "--bidir", "-P", "2"]);
     assert!(f64_at(&v, "end.sum_received.bits_per_second") > 1e7);
     assert!(f64_at(&v, "end.sum_received_bidir_reverse.bits_per_second") > 1e7);
 }
 
 #[test]
 fn iperf3_udp_to_server() {
-    let Some((v, _s)) = iperf3_against_linerate(&["-t", "1", "-u", "-b", "20M", "-l", "1400"])
-    else {
-        return;
-    };
+    require!(program("iperf3"));
+    let (v, _s) = iperf3_against_linerate(&["-t", "1", "-u", "-b", "20M", "-l", "1400"]);
     // The receiver's numbers iperf3 shows come from linerate's results.
     let packets = f64_at(&v, "end.sum.packets");
     assert!(packets > 1000.0, "{packets}");
@@ -177,9 +162,8 @@ fn iperf3_udp_to_server() {
 
 #[test]
 fn iperf3_udp_reverse_and_bidir_to_server() {
-    let Some((v, s)) = iperf3_against_linerate(&["-t", "1", "-u", "-R", "-b", "10M"]) else {
-        return;
-    };
+    require!(program("iperf3"));
+    let (v, s) = iperf3_against_linerate(&["-t", "1", "-u", "-R", "-b", "10M"]);
     let got = f64_at(&v, "end.sum.bits_per_second");
     assert!((6e6..14e6).contains(&got), "{got}");
     let v = iperf3_client_json(s.port, &["-t", "1", "-u", "--bidir", "-b", "5M", "-P", "2"]);
@@ -191,9 +175,8 @@ fn iperf3_udp_reverse_and_bidir_to_server() {
 
 #[test]
 fn byte_and_block_counts_end_the_test() {
-    let Some(v) = against_iperf3(&["-n", "20MB", "-t", "30"]) else {
-        return;
-    };
+    require!(program("iperf3"));
+    let v = against_iperf3(&["-n", "20MB", "-t", "30"]);
     let sent = f64_at(&v, "end.sum_sent.bytes");
     assert!((20e6..20e6 + 131_072.0).contains(&sent), "sent {sent}");
     assert!(f64_at(&v, "end.sum_sent.seconds") < 10.0);
@@ -205,11 +188,10 @@ fn byte_and_block_counts_end_the_test() {
 
 #[test]
 fn window_mss_congestion_and_omit_reach_the_sockets() {
-    let Some(v) = against_iperf3(&[
+    require!(program("iperf3"));
+    let v = against_iperf3(&[
         "-t", "1", "-O", "1", "-w", "512KiB", "-M", "1200", "-C", "reno", "-N",
-    ]) else {
-        return;
-    };
+    ]);
     assert_eq!(v["start"]["sock_bufsize"], 524_288);
     // The kernel doubles SO_SNDBUF for bookkeeping.
     assert!(f64_at(&v, "start.sndbuf_actual") >= 524_288.0);
@@ -235,9 +217,8 @@ fn bind_device_and_address() {
 
 #[test]
 fn server_output_travels_both_ways() {
-    let Some(v) = against_iperf3(&["-t", "1", "--get-server-output"]) else {
-        return;
-    };
+    require!(program("iperf3"));
+    let v = against_iperf3(&["-t", "1", "--get-server-output"]);
     let text = v["server_output_text"].as_str().expect("iperf3's output");
     assert!(text.contains("receiver"), "{text}");
     let server = linerate_server(&[]);

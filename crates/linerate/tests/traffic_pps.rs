@@ -5,14 +5,18 @@
 // In these tests an unwrap is an assertion: a failure should stop the test right there.
 #![allow(clippy::unwrap_used)]
 
-#[path = "traffic_pps_support/harness.rs"]
-mod harness;
+mod support;
 
 use std::net::UdpSocket;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use harness::{Netns, Server, client, json};
+use support::net::{free_port, wait_listening};
+use support::netns::Netns;
+use support::traffic::{
+    LOOPBACK_SERVER, client, client_json, f64_at, linerate_server, linerate_server_in,
+};
+use support::{namespaces, program, require};
 
 use linerate_traffic::config::{Direction, Protocol};
 use linerate_traffic::modes::{Work, WorkKind};
@@ -110,19 +114,10 @@ fn imix_receiver_takes_every_imix_size_and_nothing_else() {
     assert_eq!(snap.bytes, 2 * (7 * 18 + 4 * 548 + 1472));
 }
 
-fn num(v: &serde_json::Value, path: &[&str]) -> f64 {
-    let mut x = v;
-    for p in path {
-        x = &x[*p];
-    }
-    x.as_f64()
-        .unwrap_or_else(|| panic!("{path:?} is not a number in {v}"))
-}
-
 #[test]
 fn pps_runs_end_to_end_with_json_figures() {
-    let srv = Server::start(None);
-    let v = json(&client(
+    let srv = linerate_server(&LOOPBACK_SERVER);
+    let v = client_json(&client(
         None,
         srv.port,
         &["--mode", "pps", "-t", "1", "--json"],
@@ -130,23 +125,23 @@ fn pps_runs_end_to_end_with_json_figures() {
     let lr = &v["linerate"];
     assert_eq!(lr["mode"], "pps");
     assert_eq!(lr["pps"]["frame"], "64");
-    let sent = num(lr, &["sent_pps"]);
-    let received = num(lr, &["received_pps"]);
+    let sent = f64_at(lr, "sent_pps");
+    let received = f64_at(lr, "received_pps");
     assert!(sent > 1000.0, "sent {sent} pps");
     assert!(received > 1000.0, "received {received} pps");
     assert!(lr["lost_packets"].is_u64());
     // 64-byte frames: L1 is exactly 84 bytes per received datagram.
-    let l1 = num(lr, &["pps", "received_l1_bits_per_second"]);
+    let l1 = f64_at(lr, "pps.received_l1_bits_per_second");
     assert!(
         (l1 - received * 84.0 * 8.0).abs() / l1 < 1e-6,
         "{l1} vs {received}"
     );
     // iperf3's schema is still there.
     assert_eq!(v["start"]["test_start"]["protocol"], "UDP");
-    assert!(num(&v, &["end", "sum", "packets"]) > 0.0);
+    assert!(f64_at(&v, "end.sum.packets") > 0.0);
 
     // IMIX, and the server sending (-R).
-    let v = json(&client(
+    let v = client_json(&client(
         None,
         srv.port,
         &[
@@ -155,8 +150,8 @@ fn pps_runs_end_to_end_with_json_figures() {
     ));
     let lr = &v["linerate"];
     assert_eq!(lr["pps"]["frame"], "imix");
-    assert!(num(lr, &["received_pps"]) > 100.0);
-    let mean = num(lr, &["pps", "payload_bytes"]);
+    assert!(f64_at(lr, "received_pps") > 100.0);
+    let mean = f64_at(lr, "pps.payload_bytes");
     assert!(
         (mean - 3790.0 / 12.0).abs() < 20.0,
         "IMIX mean payload {mean}"
@@ -180,41 +175,38 @@ fn pps_runs_end_to_end_with_json_figures() {
 
 #[test]
 fn pps_counts_exactly_the_drops_nftables_injects() {
-    let Some(ns) = Netns::new("loss") else {
-        return;
-    };
+    require!(namespaces());
+    require!(program("nft"));
+    let ns = Netns::with_loopback("pp-loss");
     // Every 10th pps datagram (18-byte payload: UDP length 26) is dropped on input: the loss
     // is known exactly, not just statistically.
-    if !(ns.nft(&["add", "table", "inet", "lrpp"])
-        && ns.nft(&[
-            "add",
-            "chain",
-            "inet",
-            "lrpp",
-            "in",
-            "{ type filter hook input priority 0; }",
-        ])
-        && ns.nft(&[
-            "add", "rule", "inet", "lrpp", "in", "udp", "length", "26", "numgen", "inc", "mod",
-            "10", "==", "0", "counter", "drop",
-        ]))
-    {
-        return;
-    }
-    let srv = Server::start(Some(&ns.name));
-    let v = json(&client(
-        Some(&ns.name),
+    ns.nft(&["add", "table", "inet", "lrpp"]);
+    ns.nft(&[
+        "add",
+        "chain",
+        "inet",
+        "lrpp",
+        "in",
+        "{ type filter hook input priority 0; }",
+    ]);
+    ns.nft(&[
+        "add", "rule", "inet", "lrpp", "in", "udp", "length", "26", "numgen", "inc", "mod", "10",
+        "==", "0", "counter", "drop",
+    ]);
+    let srv = linerate_server_in(&ns, &LOOPBACK_SERVER);
+    let v = client_json(&client(
+        Some(&ns),
         srv.port,
         &["--mode", "pps", "-b", "5M", "-t", "1", "--json"],
     ));
     let lr = &v["linerate"];
-    let lost = num(lr, &["lost_packets"]);
-    let sent = num(lr, &["pps", "sent_packets"]);
-    let pct = num(lr, &["pps", "lost_percent"]);
+    let lost = f64_at(lr, "lost_packets");
+    let sent = f64_at(lr, "pps.sent_packets");
+    let pct = f64_at(lr, "pps.lost_percent");
     assert!(sent > 10_000.0, "{sent} sent");
     assert!((pct - 10.0).abs() < 0.3, "10 % dropped, {pct} % measured");
-    assert_eq!(num(lr, &["reordered_packets"]), 0.0);
-    assert_eq!(num(lr, &["duplicate_packets"]), 0.0);
+    assert_eq!(f64_at(lr, "reordered_packets"), 0.0);
+    assert_eq!(f64_at(lr, "duplicate_packets"), 0.0);
     // Every datagram the firewall dropped is lost, plus at most the few still unread when the
     // receiver stopped; the receiver's gaps cannot exceed the drops.
     let rules = ns.nft_ruleset();
@@ -224,7 +216,7 @@ fn pps_counts_exactly_the_drops_nftables_injects() {
         .and_then(|r| r.split_whitespace().next())
         .and_then(|n| n.parse().ok())
         .expect("the drop rule's counter");
-    let gaps = num(lr, &["pps", "lost_in_gaps"]);
+    let gaps = f64_at(lr, "pps.lost_in_gaps");
     assert!(
         lost >= dropped && lost <= dropped + 100.0,
         "lost {lost}, dropped {dropped}"
@@ -247,21 +239,14 @@ fn iperf3(port: u16, one_off: bool) -> std::process::Child {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("start iperf3");
-    harness::wait_listening(port);
+    wait_listening(port);
     child
 }
 
 #[test]
 fn an_iperf3_server_is_refused_before_any_traffic() {
-    if std::process::Command::new("iperf3")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        eprintln!("SKIP: iperf3 is not installed (apt-get install iperf3)");
-        return;
-    }
-    let port = harness::free_port();
+    require!(program("iperf3"));
+    let port = free_port();
     let mut one = iperf3(port, true);
     let mut modes = vec!["pps", "rr", "crr"].into_iter();
     let check = |mode: &str| {

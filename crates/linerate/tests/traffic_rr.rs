@@ -4,26 +4,16 @@
 // In these tests an unwrap is an assertion: a failure should stop the test right there.
 #![allow(clippy::unwrap_used)]
 
-#[path = "traffic_pps_support/harness.rs"]
-mod harness;
+mod support;
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::Duration;
 
-use harness::{Server, client, json};
 use linerate_traffic::config::{Direction, Protocol};
 use linerate_traffic::modes::{RrSize, Work, WorkKind};
 use linerate_traffic::stream::{DataSocket, StreamHandle, StreamSpec};
-
-fn num(v: &serde_json::Value, path: &[&str]) -> f64 {
-    let mut x = v;
-    for p in path {
-        x = &x[*p];
-    }
-    x.as_f64()
-        .unwrap_or_else(|| panic!("{path:?} is not a number in {v}"))
-}
+use support::traffic::{LOOPBACK_SERVER, client, client_json, f64_at, linerate_server};
 
 #[test]
 fn rr_percentiles_match_a_responder_with_known_delays() {
@@ -96,18 +86,18 @@ fn rr_percentiles_match_a_responder_with_known_delays() {
 fn check_rr(v: &serde_json::Value, protocol: &str) -> f64 {
     let rr = &v["linerate"]["rr"];
     assert_eq!(rr["protocol"], protocol);
-    let n = num(rr, &["transactions"]);
+    let n = f64_at(rr, "transactions");
     assert!(n > 50.0, "{n} transactions");
-    assert!(num(rr, &["transactions_per_second"]) > 50.0);
+    assert!(f64_at(rr, "transactions_per_second") > 50.0);
     let l = &rr["latency"];
     let q: Vec<f64> = ["min_us", "p50_us", "p90_us", "p99_us", "p999_us", "max_us"]
         .iter()
-        .map(|k| num(l, &[k]))
+        .map(|k| f64_at(l, k))
         .collect();
     assert!(q[0] > 0.0 && q.windows(2).all(|w| w[0] <= w[1]), "{l}");
     let buckets = rr["histogram"]["buckets"].as_array().expect("histogram");
     let counted: u64 = buckets.iter().map(|b| b[1].as_u64().unwrap()).sum();
-    assert_eq!(counted, num(l, &["count"]) as u64);
+    assert_eq!(counted, f64_at(l, "count") as u64);
     assert!(
         counted as f64 >= n,
         "histogram {counted} < {n} transactions"
@@ -116,7 +106,7 @@ fn check_rr(v: &serde_json::Value, protocol: &str) -> f64 {
         .as_array()
         .unwrap()
         .iter()
-        .map(|i| num(i, &["transactions"]))
+        .map(|i| f64_at(i, "transactions"))
         .sum();
     assert!(
         per_interval <= n && per_interval >= 0.9 * n,
@@ -127,17 +117,17 @@ fn check_rr(v: &serde_json::Value, protocol: &str) -> f64 {
 
 #[test]
 fn rr_and_crr_run_end_to_end() {
-    let srv = Server::start(None);
-    let v = json(&client(
+    let srv = linerate_server(&LOOPBACK_SERVER);
+    let v = client_json(&client(
         None,
         srv.port,
         &["--mode", "rr", "-t", "1", "-i", "0.5s", "--json"],
     ));
     assert_eq!(v["linerate"]["mode"], "rr");
     check_rr(&v, "TCP");
-    assert!(num(&v["linerate"], &["transactions_per_second"]) > 50.0);
+    assert!(f64_at(&v["linerate"], "transactions_per_second") > 50.0);
 
-    let v = json(&client(
+    let v = client_json(&client(
         None,
         srv.port,
         &[
@@ -152,9 +142,9 @@ fn rr_and_crr_run_end_to_end() {
         ],
     ));
     check_rr(&v, "UDP");
-    assert_eq!(num(&v["linerate"]["rr"], &["response_bytes"]), 1024.0);
+    assert_eq!(f64_at(&v["linerate"]["rr"], "response_bytes"), 1024.0);
 
-    let v = json(&client(
+    let v = client_json(&client(
         None,
         srv.port,
         &["--mode", "crr", "-t", "1", "--json"],
@@ -174,8 +164,8 @@ fn rr_and_crr_run_end_to_end() {
 
 #[test]
 fn affinity_pins_and_reports_both_sides() {
-    let srv = Server::start(None);
-    let v = json(&client(
+    let srv = linerate_server(&LOOPBACK_SERVER);
+    let v = client_json(&client(
         None,
         srv.port,
         &[
@@ -220,7 +210,7 @@ fn bad_rr_flags_fail_with_the_flag_named() {
 
 #[test]
 fn the_server_refuses_cpus_it_does_not_have() {
-    let srv = Server::start(None);
+    let srv = linerate_server(&LOOPBACK_SERVER);
     let out = client(
         None,
         srv.port,

@@ -1,12 +1,13 @@
 //! `linerate server` with several clients at once, its limits, and its shutdown.
 
-#[path = "traffic_support/mod.rs"]
 mod support;
 
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use support::*;
+use support::bin::{linerate, run_bounded};
+use support::traffic::{f64_at, iperf3_client_json, linerate_client_json, linerate_server};
+use support::{program, require, skipping};
 
 #[test]
 fn two_clients_run_at_the_same_time() {
@@ -54,9 +55,7 @@ fn two_clients_run_at_the_same_time() {
 
 #[test]
 fn iperf3_and_linerate_clients_share_the_server() {
-    if !have_iperf3() {
-        return;
-    }
+    require!(program("iperf3"));
     let server = linerate_server(&[]);
     let port = server.port;
     let a = std::thread::spawn(move || iperf3_client_json(port, &["-t", "2", "-P", "2"]));
@@ -74,7 +73,7 @@ fn busy_server_refuses_with_a_one_line_error() {
     let first = std::thread::spawn(move || linerate_client_json(port, &["-t", "2", "-b", "100M"]));
     assert!(server.wait_log("test started", Duration::from_secs(5)));
     let out = run_bounded(
-        linerate_cmd().args(["client", "127.0.0.1", "-p", &port.to_string(), "-t", "1"]),
+        linerate().args(["client", "127.0.0.1", "-p", &port.to_string(), "-t", "1"]),
         Duration::from_secs(10),
     );
     assert_eq!(out.status.code(), Some(2));
@@ -90,7 +89,7 @@ fn stream_and_mode_limits_are_explained() {
     let server = linerate_server(&["--max-streams", "4"]);
     let port = server.port.to_string();
     let out = run_bounded(
-        linerate_cmd().args(["client", "127.0.0.1", "-p", &port, "-t", "1", "-P", "8"]),
+        linerate().args(["client", "127.0.0.1", "-p", &port, "-t", "1", "-P", "8"]),
         Duration::from_secs(10),
     );
     let err = String::from_utf8_lossy(&out.stderr);
@@ -99,7 +98,9 @@ fn stream_and_mode_limits_are_explained() {
         err.contains("refused the test: 8 streams asked, the server allows 1 to 4"),
         "{err}"
     );
-    if have_iperf3() {
+    if let Err(why) = program("iperf3") {
+        skipping(format_args!("the iperf3 half: {why}"));
+    } else {
         let out = run_bounded(
             Command::new("iperf3").args(["-c", "127.0.0.1", "-p", &port, "-t", "1", "-P", "8"]),
             Duration::from_secs(10),
@@ -132,7 +133,7 @@ fn sigterm_stops_the_server_cleanly_during_a_test() {
     let port = server.port;
     let client = std::thread::spawn(move || {
         run_bounded(
-            linerate_cmd().args(["client", "127.0.0.1", "-p", &port.to_string(), "-t", "5"]),
+            linerate().args(["client", "127.0.0.1", "-p", &port.to_string(), "-t", "5"]),
             Duration::from_secs(15),
         )
     });
@@ -165,7 +166,7 @@ fn sigterm_stops_the_server_cleanly_during_a_test() {
 fn ipv6_and_json_stream() {
     let server = linerate_server(&[]);
     let out = run_bounded(
-        linerate_cmd().args([
+        linerate().args([
             "client",
             "::1",
             "-p",

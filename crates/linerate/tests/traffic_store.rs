@@ -2,16 +2,17 @@
 //! id is announced, `history` lists it with its mode and peer, `show --json` gives back the
 //! iperf3-schema document, and `--no-store` keeps nothing.
 
-#[path = "traffic_support/mod.rs"]
 mod support;
 
 use std::time::Duration;
 
-use support::*;
+use support::bin::{linerate, run_bounded};
+use support::tempdir;
+use support::traffic::linerate_server;
 
 fn history(db: &std::path::Path) -> serde_json::Value {
     let out = run_bounded(
-        linerate_cmd().args(["history", "--json", "--db"]).arg(db),
+        linerate().args(["history", "--json", "--db"]).arg(db),
         Duration::from_secs(20),
     );
     assert!(out.status.success(), "{out:?}");
@@ -24,7 +25,7 @@ fn runs(doc: &serde_json::Value) -> Vec<serde_json::Value> {
 
 #[test]
 fn client_runs_are_stored_unless_told_not_to() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let dir = tempdir();
     let db = dir.path().join("runs.db");
     let server = linerate_server(&[]);
     let port = server.port.to_string();
@@ -32,7 +33,7 @@ fn client_runs_are_stored_unless_told_not_to() {
     // A one-second client run against the server, storing into `db`, plus `extra` flags.
     let client = |extra: &[&str]| {
         let out = run_bounded(
-            linerate_cmd()
+            linerate()
                 .args(["client", "127.0.0.1", "-p", &port, "-t", "1"])
                 .args(extra)
                 .arg("--db")
@@ -60,9 +61,7 @@ fn client_runs_are_stored_unless_told_not_to() {
     assert!(text.contains("tcp") && text.contains("udp"), "{doc:#}");
 
     let out = run_bounded(
-        linerate_cmd()
-            .args(["show", "2", "--json", "--db"])
-            .arg(&db),
+        linerate().args(["show", "2", "--json", "--db"]).arg(&db),
         Duration::from_secs(20),
     );
     assert!(out.status.success(), "{out:?}");

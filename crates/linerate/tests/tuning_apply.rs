@@ -1,21 +1,54 @@
 //! `linerate tune --apply / --dry-run / --rollback / --persist / --netns` run as a binary, for
 //! real, inside throw-away network namespaces (never on the host's own settings).
 
-#[path = "tuning_support/common.rs"]
-mod common;
+mod support;
 
-use common::{Netns, linerate, text};
+use std::collections::BTreeMap;
+
+use support::bin::{run, text};
+use support::netns::Netns;
+use support::{namespaces, require, tempdir};
 
 fn host(key: &str) -> String {
     std::fs::read_to_string(format!("/proc/sys/{}", key.replace('.', "/"))).unwrap_or_default()
 }
 
+/// Every net.* value in the namespace.
+fn snapshot(ns: &Netns) -> BTreeMap<String, String> {
+    let out = ns
+        .exec("sysctl")
+        .args(["-a", "--pattern", "^net\\."])
+        .output()
+        .expect("run sysctl -a in the namespace");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let map: BTreeMap<String, String> = text
+        .lines()
+        .filter_map(|l| {
+            l.split_once(" = ").map(|(k, v)| {
+                (
+                    k.to_string(),
+                    v.split_whitespace().collect::<Vec<_>>().join(" "),
+                )
+            })
+        })
+        // Counters that move by themselves are not settings.
+        .filter(|(k, _)| !k.contains("stable_secret") && !k.ends_with("nf_conntrack_count"))
+        .collect();
+    assert!(
+        map.len() > 100,
+        "namespace snapshot too small: {}",
+        map.len()
+    );
+    map
+}
+
 #[test]
 fn apply_a_profile_in_a_namespace_then_roll_it_back() {
-    let Some(ns) = Netns::new("prof") else { return };
-    let journal = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    require!(namespaces());
+    let ns = Netns::new("tu-prof");
+    let journal = tempdir();
     let jdir = journal.path().display().to_string();
-    let before = ns.snapshot();
+    let before = snapshot(&ns);
     let host_before = (
         host("net.ipv4.tcp_rmem"),
         host("net.core.netdev_max_backlog"),
@@ -30,11 +63,11 @@ fn apply_a_profile_in_a_namespace_then_roll_it_back() {
         "--kernel",
         "6.18",
         "--netns",
-        &ns.0,
+        ns.name(),
         "--journal-dir",
         &jdir,
     ];
-    let dry = linerate(&[&profile[..], &["--dry-run"]].concat());
+    let dry = run(&[&profile[..], &["--dry-run"]].concat());
     assert!(dry.status.success(), "{}", text(&dry));
     let t = text(&dry);
     assert!(t.contains("would change in network namespace"), "{t}");
@@ -42,7 +75,7 @@ fn apply_a_profile_in_a_namespace_then_roll_it_back() {
         t.contains("net.ipv4.tcp_rmem: 4096 131072 33554432 → 4096 131072 268435456"),
         "{t}"
     );
-    assert_eq!(ns.snapshot(), before, "a dry run changes nothing");
+    assert_eq!(snapshot(&ns), before, "a dry run changes nothing");
     assert_eq!(
         std::fs::read_dir(journal.path())
             .map(|d| d.count())
@@ -51,7 +84,7 @@ fn apply_a_profile_in_a_namespace_then_roll_it_back() {
         "and writes no journal"
     );
 
-    let out = linerate(&[&profile[..], &["--apply"]].concat());
+    let out = run(&[&profile[..], &["--apply"]].concat());
     let t = text(&out);
     assert!(out.status.success(), "{t}");
     for skipped in [
@@ -61,7 +94,7 @@ fn apply_a_profile_in_a_namespace_then_roll_it_back() {
     ] {
         assert!(t.contains(skipped), "missing `{skipped}` in {t}");
     }
-    let after = ns.snapshot();
+    let after = snapshot(&ns);
     assert_eq!(after["net.ipv4.tcp_rmem"], "4096 131072 268435456");
     assert_eq!(after["net.ipv4.tcp_wmem"], "4096 16384 268435456");
     assert_eq!(after["net.ipv4.tcp_mtu_probing"], "1");
@@ -76,27 +109,28 @@ fn apply_a_profile_in_a_namespace_then_roll_it_back() {
     );
 
     // Rollback of the newest journal goes into the recorded namespace.
-    let out = linerate(&["tune", "--rollback", "--journal-dir", &jdir, "--json"]);
+    let out = run(&["tune", "--rollback", "--journal-dir", &jdir, "--json"]);
     assert!(out.status.success(), "{}", text(&out));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
     assert_eq!(json["schema"], "linerate.rollback/1");
-    assert_eq!(json["rolled_back"]["netns"]["name"], ns.0.as_str());
-    assert_eq!(ns.snapshot(), before, "rollback restores exactly");
+    assert_eq!(json["rolled_back"]["netns"]["name"], ns.name());
+    assert_eq!(snapshot(&ns), before, "rollback restores exactly");
     // Nothing left to roll back.
-    let again = linerate(&["tune", "--rollback", "--journal-dir", &jdir]);
+    let again = run(&["tune", "--rollback", "--journal-dir", &jdir]);
     assert_eq!(again.status.code(), Some(2), "{}", text(&again));
 }
 
 #[test]
 fn a_failed_apply_leaves_the_namespace_exactly_as_before() {
-    let Some(ns) = Netns::new("fail") else { return };
-    let journal = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    require!(namespaces());
+    let ns = Netns::new("tu-fail");
+    let journal = tempdir();
     let jdir = journal.path().display().to_string();
-    let before = ns.snapshot();
-    let out = linerate(&[
+    let before = snapshot(&ns);
+    let out = run(&[
         "tune",
         "--netns",
-        &ns.0,
+        ns.name(),
         "--apply",
         "--journal-dir",
         &jdir,
@@ -113,7 +147,7 @@ fn a_failed_apply_leaves_the_namespace_exactly_as_before() {
         t.contains("restored the 3 setting(s) already changed"),
         "{t}"
     );
-    assert_eq!(ns.snapshot(), before);
+    assert_eq!(snapshot(&ns), before);
     // The journal was written first and records what happened.
     let entries: Vec<_> = std::fs::read_dir(journal.path())
         .unwrap_or_else(|e| panic!("{e}"))
@@ -124,19 +158,20 @@ fn a_failed_apply_leaves_the_namespace_exactly_as_before() {
         serde_json::from_str(&std::fs::read_to_string(entries[0].path()).unwrap_or_default())
             .unwrap_or_default();
     assert_eq!(j["state"], "restored");
-    assert_eq!(j["netns"]["name"], ns.0.as_str());
+    assert_eq!(j["netns"]["name"], ns.name());
     assert_eq!(j["entries"][1]["old"], "4096 131072 33554432");
 }
 
 #[test]
 fn explicit_host_only_keys_and_wrong_namespaces_are_errors() {
-    let Some(ns) = Netns::new("expl") else { return };
-    let journal = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    require!(namespaces());
+    let ns = Netns::new("tu-expl");
+    let journal = tempdir();
     let jdir = journal.path().display().to_string();
-    let out = linerate(&[
+    let out = run(&[
         "tune",
         "--netns",
-        &ns.0,
+        ns.name(),
         "--apply",
         "--journal-dir",
         &jdir,
@@ -149,10 +184,10 @@ fn explicit_host_only_keys_and_wrong_namespaces_are_errors() {
         "{}",
         text(&out)
     );
-    let out = linerate(&[
+    let out = run(&[
         "tune",
         "--netns",
-        &ns.0,
+        ns.name(),
         "--apply",
         "--journal-dir",
         &jdir,
@@ -167,18 +202,18 @@ fn explicit_host_only_keys_and_wrong_namespaces_are_errors() {
         .as_str()
         .unwrap_or_default()
         .to_string();
-    assert_eq!(ns.snapshot()["net.ipv4.tcp_mtu_probing"], "1");
-    let wrong = linerate(&["tune", "--rollback", &path, "--netns", "lr-tu-not-this-one"]);
+    assert_eq!(snapshot(&ns)["net.ipv4.tcp_mtu_probing"], "1");
+    let wrong = run(&["tune", "--rollback", &path, "--netns", "lr-tu-not-this-one"]);
     assert_eq!(wrong.status.code(), Some(2));
     assert!(
         text(&wrong).contains("not in namespace `lr-tu-not-this-one`"),
         "{}",
         text(&wrong)
     );
-    let right = linerate(&["tune", "--rollback", &path, "--netns", &ns.0]);
+    let right = run(&["tune", "--rollback", &path, "--netns", ns.name()]);
     assert!(right.status.success(), "{}", text(&right));
-    assert_eq!(ns.snapshot()["net.ipv4.tcp_mtu_probing"], "0");
-    let missing = linerate(&[
+    assert_eq!(snapshot(&ns)["net.ipv4.tcp_mtu_probing"], "0");
+    let missing = run(&[
         "tune",
         "--netns",
         "lr-tu-no-such-ns",
@@ -193,7 +228,7 @@ fn explicit_host_only_keys_and_wrong_namespaces_are_errors() {
         text(&missing)
     );
     // The OS error is named once, not repeated by the error chain.
-    let gone = linerate(&["tune", "--rollback", "/nonexistent/lr-tu-journal.json"]);
+    let gone = run(&["tune", "--rollback", "/nonexistent/lr-tu-journal.json"]);
     assert_eq!(gone.status.code(), Some(2));
     for out in [&missing, &gone] {
         let t = text(out);
@@ -203,14 +238,14 @@ fn explicit_host_only_keys_and_wrong_namespaces_are_errors() {
 
 #[test]
 fn persist_writes_the_drop_in_atomically_into_the_given_directory() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempdir();
     let d = dir.path().display().to_string();
     std::fs::write(
         dir.path().join("10-user.conf"),
         "net.core.somaxconn = 8192\n",
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    let out = linerate(&[
+    let out = run(&[
         "tune",
         "--rate",
         "10G",
@@ -241,7 +276,7 @@ fn persist_writes_the_drop_in_atomically_into_the_given_directory() {
     );
     // The persisted file lints clean for the same inputs.
     let path = dir.path().join("90-linerate.conf").display().to_string();
-    let lint = linerate(&[
+    let lint = run(&[
         "lint",
         &path,
         "--rate",
@@ -254,7 +289,7 @@ fn persist_writes_the_drop_in_atomically_into_the_given_directory() {
         "warning",
     ]);
     assert!(lint.status.success(), "{}", text(&lint));
-    let out = linerate(&[
+    let out = run(&[
         "tune",
         "--persist",
         "--sysctl-dir",
@@ -268,7 +303,7 @@ fn persist_writes_the_drop_in_atomically_into_the_given_directory() {
         content.ends_with("net.ipv4.tcp_mtu_probing = 1\n"),
         "{content}"
     );
-    let out = linerate(&[
+    let out = run(&[
         "tune",
         "--persist",
         "--netns",

@@ -1,12 +1,18 @@
 //! `linerate audit` run as a binary: snapshots from Linux and FreeBSD, the live host, and the
 //! live settings of a throw-away network namespace.
 
-#[path = "tuning_support/common.rs"]
-mod common;
+mod support;
 
-use std::process::{Command, Output};
+use std::process::Output;
 
-use common::{Netns, data, linerate};
+use support::bin::run;
+use support::netns::Netns;
+use support::{namespaces, require, tempdir};
+
+/// A fixture under `tests/data/tuning`, as an argument.
+fn data(name: &str) -> String {
+    support::data("tuning").join(name).display().to_string()
+}
 
 fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout)
@@ -32,13 +38,13 @@ fn rules(j: &serde_json::Value) -> Vec<(String, String)> {
 #[test]
 fn a_default_linux_snapshot_is_clean_until_a_path_is_stated() {
     let snap = data("linux-6.18-sysctl-host.txt");
-    let out = linerate(&["audit", "--snapshot", &snap, "--json"]);
+    let out = run(&["audit", "--snapshot", &snap, "--json"]);
     assert_eq!(out.status.code(), Some(0));
     let j = json(&out);
     assert_eq!(j["schema"], "linerate.audit/1");
     assert!(rules(&j).is_empty(), "{:?}", rules(&j));
 
-    let out = linerate(&[
+    let out = run(&[
         "audit",
         "--snapshot",
         &snap,
@@ -71,7 +77,7 @@ fn a_default_linux_snapshot_is_clean_until_a_path_is_stated() {
         "--role",
         "router",
     ];
-    let out = linerate(&router);
+    let out = run(&router);
     let t = String::from_utf8_lossy(&out.stdout);
     assert!(t.contains("recommend] net.ipv4.ip_forward = 0"), "{t}");
     assert!(t.contains("fix: set 1"), "{t}");
@@ -80,13 +86,13 @@ fn a_default_linux_snapshot_is_clean_until_a_path_is_stated() {
         Some(0),
         "warnings do not fail by default"
     );
-    let out = linerate(&[&router[..], &["--fail-on", "warning"]].concat());
+    let out = run(&[&router[..], &["--fail-on", "warning"]].concat());
     assert_eq!(out.status.code(), Some(1));
 }
 
 #[test]
 fn a_freebsd_snapshot_is_judged_with_freebsd_rules() {
-    let out = linerate(&[
+    let out = run(&[
         "audit",
         "--snapshot",
         &data("freebsd-14-sysctl-a.txt"),
@@ -114,19 +120,19 @@ fn a_freebsd_snapshot_is_judged_with_freebsd_rules() {
 
 #[test]
 fn bad_snapshots_are_usage_errors() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempdir();
     let empty = dir.path().join("empty.txt");
     std::fs::write(&empty, "hello\n").unwrap_or_else(|e| panic!("{e}"));
-    let out = linerate(&["audit", "--snapshot", &empty.display().to_string()]);
+    let out = run(&["audit", "--snapshot", &empty.display().to_string()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("sysctl -a"));
-    let out = linerate(&["audit", "--snapshot", "/nonexistent/snap.txt"]);
+    let out = run(&["audit", "--snapshot", "/nonexistent/snap.txt"]);
     assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
 fn the_live_host_is_read_through_proc_sys() {
-    let out = linerate(&["audit", "--json", "--fail-on", "never"]);
+    let out = run(&["audit", "--json", "--fail-on", "never"]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -144,23 +150,15 @@ fn the_live_host_is_read_through_proc_sys() {
 
 #[test]
 fn the_live_settings_of_a_namespace_are_audited() {
-    let Some(ns) = Netns::new("audit") else {
-        return;
-    };
-    let name = ns.0.clone();
-    let set = Command::new("ip")
-        .args([
-            "netns",
-            "exec",
-            &name,
-            "sysctl",
-            "-qw",
-            "net.ipv4.tcp_timestamps=0",
-            "net.ipv4.tcp_sack=0",
-        ])
+    require!(namespaces());
+    let ns = Netns::new("tu-audit");
+    let name = ns.name().to_owned();
+    let set = ns
+        .exec("sysctl")
+        .args(["-qw", "net.ipv4.tcp_timestamps=0", "net.ipv4.tcp_sack=0"])
         .status();
     assert!(set.is_ok_and(|s| s.success()));
-    let out = linerate(&["audit", "--netns", &name, "--json"]);
+    let out = run(&["audit", "--netns", &name, "--json"]);
     assert_eq!(out.status.code(), Some(1));
     let j = json(&out);
     assert_eq!(j["source"], format!("netns {name}:/proc/sys"));

@@ -1,12 +1,14 @@
 //! `linerate lint` run as a binary: the seeds' own config blocks, bad input, exit codes, JSON.
 
-#[path = "tuning_support/common.rs"]
-mod common;
+mod support;
 
-use std::path::PathBuf;
-use std::process::Command;
+use support::bin::{linerate, run};
+use support::tempdir;
 
-use common::{data, linerate};
+/// A fixture under `tests/data/tuning`, as an argument.
+fn data(name: &str) -> String {
+    support::data("tuning").join(name).display().to_string()
+}
 
 /// (rule, key, line, severity) of one finding.
 type Row = (String, String, Option<u64>, String);
@@ -15,7 +17,7 @@ type Row = (String, String, Option<u64>, String);
 fn lint_json(args: &[&str]) -> (i32, Vec<Row>, serde_json::Value) {
     let mut all = vec!["lint", "--json"];
     all.extend_from_slice(args);
-    let out = linerate(&all);
+    let out = run(&all);
     let json: serde_json::Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)));
     let findings = json["findings"]
@@ -245,7 +247,7 @@ fn no_seed_key_is_unknown() {
 
 #[test]
 fn bad_input_gives_file_and_line_never_a_panic() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempdir();
     let path = dir.path().join("bad.conf");
     std::fs::write(
         &path,
@@ -275,7 +277,7 @@ fn bad_input_gives_file_and_line_never_a_panic() {
         f.iter()
             .any(|x| x.1 == "net.ipv4.tcp_nosuch_key" && x.3 == "warning")
     );
-    let human = linerate(&["lint", &p]);
+    let human = run(&["lint", &p]);
     let text = String::from_utf8_lossy(&human.stdout);
     assert!(text.contains("did you mean net.ipv4.tcp_rmem?"), "{text}");
     assert!(text.contains("removed by linux 4.12"), "{text}");
@@ -289,23 +291,23 @@ fn bad_input_gives_file_and_line_never_a_panic() {
 
 #[test]
 fn usage_and_io_errors_exit_2() {
-    let out = linerate(&["lint", "/nonexistent/linerate-sysctl.conf"]);
+    let out = run(&["lint", "/nonexistent/linerate-sysctl.conf"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/linerate-sysctl.conf"));
-    let out = linerate(&[
+    let out = run(&[
         "lint",
         &data("seed000-suse-sysctl.conf"),
         "--fail-on",
         "sometimes",
     ]);
     assert_eq!(out.status.code(), Some(2));
-    let out = linerate(&["lint", &data("seed000-suse-sysctl.conf"), "--ram", "8Gb"]);
+    let out = run(&["lint", &data("seed000-suse-sysctl.conf"), "--ram", "8Gb"]);
     assert_eq!(out.status.code(), Some(2), "a size in bits is refused");
 }
 
 #[test]
 fn a_clean_file_exits_0_and_path_checks_need_rate_and_rtt() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempdir();
     let path = dir.path().join("90-ok.conf");
     std::fs::write(
         &path,
@@ -339,9 +341,8 @@ fn a_sysctl_a_dump_is_judged_as_a_whole_state() {
 
 #[test]
 fn human_output_for_a_seed_block() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/tuning");
-    let out = Command::new(env!("CARGO_BIN_EXE_linerate"))
-        .current_dir(&dir)
+    let out = linerate()
+        .current_dir(support::data("tuning"))
         .args(["lint", "seed000-redhat-sysctl.conf", "--ram", "8GiB"])
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
@@ -351,7 +352,7 @@ fn human_output_for_a_seed_block() {
 #[test]
 fn help_texts() {
     for cmd in ["lint", "tune", "audit"] {
-        let out = linerate(&[cmd, "--help"]);
+        let out = run(&[cmd, "--help"]);
         assert!(out.status.success());
         insta::assert_snapshot!(format!("{cmd}_help"), String::from_utf8_lossy(&out.stdout));
     }
@@ -364,13 +365,13 @@ fn regedit_utf16_exports_and_forced_os() {
     for unit in text.encode_utf16() {
         bytes.extend_from_slice(&unit.to_le_bytes());
     }
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempdir();
     let path = dir.path().join("tcpip.reg");
     std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{e}"));
     let (_, f, _) = lint_json(&[&path.display().to_string()]);
     assert_eq!(f.iter().filter(|x| x.0 == "noop").count(), 4, "{f:#?}");
     // Linux keys linted as FreeBSD are named for what they are.
-    let out = linerate(&[
+    let out = run(&[
         "lint",
         &data("seed001-linux-sysctl.conf"),
         "--os",
@@ -386,7 +387,7 @@ fn regedit_utf16_exports_and_forced_os() {
 
 #[test]
 fn a_directory_stands_for_its_conf_files_in_order() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempdir();
     std::fs::write(dir.path().join("20-b.conf"), "net.ipv4.tcp_sack = 0\n")
         .unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(
@@ -409,21 +410,21 @@ fn a_directory_stands_for_its_conf_files_in_order() {
         has(&f, "harmful", "net.ipv4.tcp_timestamps", 1)
             && has(&f, "harmful", "net.ipv4.tcp_sack", 1)
     );
-    let empty = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let out = linerate(&["lint", &empty.path().display().to_string()]);
+    let empty = tempdir();
+    let out = run(&["lint", &empty.path().display().to_string()]);
     assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]
 fn control_characters_in_a_file_are_shown_escaped_not_sent_to_the_terminal() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempdir();
     let path = dir.path().join("hostile.conf");
     std::fs::write(
         &path,
         "net.core.rmem_max = 1\x1b[2J\n\x1b]0;title\x07 junk\nnet.ipv4.tcp_sack\x1b[31m = 1\n",
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    let out = linerate(&["lint", "--os", "linux", &path.display().to_string()]);
+    let out = run(&["lint", "--os", "linux", &path.display().to_string()]);
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text:?}");

@@ -1,21 +1,10 @@
 //! `linerate tune` (generation) run as a binary: formats, formulas, JSON, and the
 //! self-consistency check that every generated file lints clean for the same inputs.
 
-#[path = "tuning_support/common.rs"]
-mod common;
+mod support;
 
-use std::process::Output;
-
-use common::linerate;
-
-fn stdout(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+use support::bin::{run, succeeded};
+use support::tempdir;
 
 const FIXED: [&str; 6] = ["--ram", "64GiB", "--cores", "16", "--kernel", "6.18"];
 
@@ -25,7 +14,7 @@ fn linux_sysctl_d_profile_snapshot() {
         "tune", "--os", "linux", "--role", "host", "--rate", "10G", "--rtt", "80ms",
     ];
     args.extend_from_slice(&FIXED);
-    let text = stdout(&linerate(&args));
+    let text = succeeded(&run(&args));
     insta::assert_snapshot!(text);
 }
 
@@ -33,7 +22,7 @@ fn linux_sysctl_d_profile_snapshot() {
 fn every_value_has_its_formula_on_the_line_above() {
     let mut args = vec!["tune", "--role", "web", "--rate", "40G", "--rtt", "30ms"];
     args.extend_from_slice(&FIXED);
-    let text = stdout(&linerate(&args));
+    let text = succeeded(&run(&args));
     let lines: Vec<&str> = text.lines().collect();
     let mut values = 0;
     for (i, line) in lines.iter().enumerate() {
@@ -60,10 +49,10 @@ fn every_value_has_its_formula_on_the_line_above() {
 fn tuned_and_sysctl_d_carry_the_same_settings() {
     let mut base = vec!["tune", "--rate", "10G", "--rtt", "80ms"];
     base.extend_from_slice(&FIXED);
-    let sysctl_d = stdout(&linerate(&base));
+    let sysctl_d = succeeded(&run(&base));
     let mut tuned_args = base.clone();
     tuned_args.extend_from_slice(&["--format", "tuned"]);
-    let tuned = stdout(&linerate(&tuned_args));
+    let tuned = succeeded(&run(&tuned_args));
     assert!(
         tuned.contains("[main]") && tuned.contains("[sysctl]"),
         "{tuned}"
@@ -81,7 +70,7 @@ fn tuned_and_sysctl_d_carry_the_same_settings() {
     };
     assert_eq!(kv(&sysctl_d, " = "), kv(&tuned, "="));
     // And the tuned profile lints clean for the same inputs.
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let dir = tempdir();
     let path = dir.path().join("tuned.conf");
     std::fs::write(&path, &tuned).unwrap_or_else(|e| panic!("{e}"));
     let p = path.display().to_string();
@@ -97,7 +86,7 @@ fn tuned_and_sysctl_d_carry_the_same_settings() {
         "--json",
     ];
     lint.extend_from_slice(&FIXED);
-    let out = linerate(&lint);
+    let out = run(&lint);
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
     assert_eq!(out.status.code(), Some(0), "{json}");
     assert_eq!(json["files"][0]["format"], "tuned");
@@ -129,7 +118,7 @@ fn generated_files_lint_clean_for_the_same_inputs() {
         ("openbsd", "host", "1G", "20ms", &["sysctl.conf"]),
     ];
     for (os, role, rate, rtt, files) in cases {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempdir();
         let out_dir = dir.path().display().to_string();
         let inputs = [
             "--os", os, "--role", role, "--rate", rate, "--rtt", rtt, "--ram", "64GiB", "--kernel",
@@ -144,7 +133,7 @@ fn generated_files_lint_clean_for_the_same_inputs() {
         let mut args = vec!["tune"];
         args.extend_from_slice(&inputs);
         args.extend_from_slice(&[kernel, "--flows", "100000", "--output", &out_dir]);
-        stdout(&linerate(&args));
+        succeeded(&run(&args));
         let paths: Vec<String> = files
             .iter()
             .map(|f| dir.path().join(f).display().to_string())
@@ -153,7 +142,7 @@ fn generated_files_lint_clean_for_the_same_inputs() {
         lint.extend(paths.iter().map(String::as_str));
         lint.extend_from_slice(&inputs);
         lint.push(kernel);
-        let out = linerate(&lint);
+        let out = run(&lint);
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
         assert_eq!(
             out.status.code(),
@@ -170,7 +159,7 @@ fn generated_files_lint_clean_for_the_same_inputs() {
 
 #[test]
 fn freebsd_openbsd_and_windows_formats() {
-    let text = stdout(&linerate(&[
+    let text = succeeded(&run(&[
         "tune", "--os", "freebsd", "--role", "router", "--rate", "10G", "--rtt", "1ms", "--iface",
         "ix0", "--iface", "ix1",
     ]));
@@ -183,7 +172,7 @@ fn freebsd_openbsd_and_windows_formats() {
     ] {
         assert!(text.contains(needle), "missing {needle}: {text}");
     }
-    let text = stdout(&linerate(&[
+    let text = succeeded(&run(&[
         "tune", "--os", "freebsd", "--role", "host", "--rate", "10G", "--rtt", "80ms",
     ]));
     assert!(
@@ -191,14 +180,14 @@ fn freebsd_openbsd_and_windows_formats() {
             && text.contains("kern.ipc.maxsockbuf=536870912"),
         "{text}"
     );
-    let text = stdout(&linerate(&[
+    let text = succeeded(&run(&[
         "tune", "--os", "openbsd", "--role", "router", "--rate", "1G", "--rtt", "10ms",
     ]));
     assert!(
         text.contains("net.inet.ip.forwarding=1") && text.contains("autoscale"),
         "{text}"
     );
-    let text = stdout(&linerate(&[
+    let text = succeeded(&run(&[
         "tune", "--os", "windows", "--role", "host", "--rate", "10G", "--rtt", "80ms",
     ]));
     assert!(
@@ -213,7 +202,7 @@ fn freebsd_openbsd_and_windows_formats() {
 fn json_output_has_schema_profile_and_files() {
     let mut args = vec!["tune", "--rate", "1G", "--rtt", "50ms", "--json"];
     args.extend_from_slice(&FIXED);
-    let text = stdout(&linerate(&args));
+    let text = succeeded(&run(&args));
     let json: serde_json::Value =
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
     assert_eq!(json["schema"], "linerate.tune/1");
@@ -270,7 +259,7 @@ fn bad_inputs_are_usage_errors() {
             "ix0\"; reboot; \"",
         ],
     ] {
-        let out = linerate(&args);
+        let out = run(&args);
         assert_eq!(
             out.status.code(),
             Some(2),
