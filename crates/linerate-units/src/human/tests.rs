@@ -126,6 +126,25 @@ fn max_significant_trims_what_it_does_not_need() {
 }
 
 #[test]
+fn float_seconds_below_a_nanosecond() {
+    let sig4 = |s| seconds(s).digits(Digits::MaxSignificant(4)).to_string();
+    check(
+        &[
+            (0.0, "0 s"),
+            (-1.0, "0 s"),
+            (67.2e-9, "67.2 ns"),
+            (305.466_666e-9, "305.5 ns"),
+            (1.2304e-6, "1.23 µs"),
+            (0.04, "40 ms"),
+            (12.3456, "12.35 s"),
+            (0.5e-9, "0.5 ns"),
+        ],
+        sig4,
+    );
+    assert_eq!(seconds(67.2e-9).exact().to_string(), "67.2 ns");
+}
+
+#[test]
 fn sizes_choose_the_family_a_reader_expects() {
     let auto = |n| ByteSize::from_bytes(n).human().exact().to_string();
     check(
