@@ -341,3 +341,11 @@ fn axes_scale_to_the_largest_value() {
     assert_eq!(Prefix::largest_si(999.0), Prefix::One);
     assert_eq!(Prefix::largest_si(1000.0), Prefix::Kilo);
 }
+
+#[test]
+fn the_crate_docs_examples_of_the_size_rule() {
+    let auto = |n| ByteSize::from_bytes(n).to_string();
+    assert_eq!(auto(614_400_000_000), "614.4 GB");
+    assert_eq!(auto(2_684_354_560), "2.5 GiB");
+    assert_eq!(auto(9_765_625 * 1024), "10 GB");
+}
