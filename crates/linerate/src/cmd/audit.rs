@@ -2,8 +2,9 @@
 //! rules, plus recommendations for the stated role and path.
 //!
 //! The report is one list of [`Finding`]s. Settings findings come from `linerate-tuning`;
-//! hardware findings (NICs, bus, IRQs, from `linerate-probe`) are appended to the same list in
-//! [`collect`], so rendering, `--json` and `--fail-on` treat both alike.
+//! hardware findings (NICs, bus, IRQs: tuning's hardware rules over a `linerate-probe`
+//! snapshot) are appended to the same list in [`collect`], so rendering, `--json` and
+//! `--fail-on` treat both alike.
 
 pub mod host;
 
