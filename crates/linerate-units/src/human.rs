@@ -187,8 +187,9 @@ impl Human {
     }
 
     /// Always this prefix (`Prefix::Kilo` for a `kpps` column, `Prefix::One` for an exact
-    /// count of bytes or bits). A prefix the unit does not use (a binary prefix on a rate, a
-    /// binary prefix on an SI size) is ignored.
+    /// count of bytes or bits). On a size it also chooses the family (`Prefix::Mebi` prints
+    /// MiB). A prefix the unit does not use (a binary prefix on a rate, `Prefix::Milli` on a
+    /// size) is ignored.
     #[must_use]
     pub fn prefix(mut self, prefix: Prefix) -> Self {
         self.scale = Scale::Fixed(prefix);
@@ -196,7 +197,7 @@ impl Human {
     }
 
     /// The prefix chosen automatically, but no larger than `prefix` (bus figures quoted as
-    /// `1064 MB/s`).
+    /// `1064 MB/s`); on a size it also chooses the family.
     #[must_use]
     pub fn at_most(mut self, prefix: Prefix) -> Self {
         self.scale = Scale::AtMost(prefix);
@@ -243,6 +244,14 @@ impl Human {
         match self.unit {
             Unit::Seconds => &TIME,
             Unit::Bytes => match (self.family, self.amount) {
+                // A prefix asked for decides the family of a size.
+                _ if self
+                    .scale_prefix()
+                    .is_some_and(|p| BINARY[1..].contains(&p)) =>
+                {
+                    &BINARY
+                }
+                _ if self.scale_prefix().is_some_and(|p| SI[1..].contains(&p)) => &SI,
                 (Family::Binary, _) => &BINARY,
                 (Family::Auto, Amount::Ratio(n, 1)) => {
                     match auto_family(u64::try_from(n).unwrap_or(u64::MAX)) {
@@ -253,6 +262,13 @@ impl Human {
                 _ => &SI,
             },
             Unit::BitsPerSec | Unit::BytesPerSec | Unit::Packets => &SI,
+        }
+    }
+
+    fn scale_prefix(&self) -> Option<Prefix> {
+        match self.scale {
+            Scale::Fixed(p) | Scale::AtMost(p) => Some(p),
+            Scale::Auto => None,
         }
     }
 

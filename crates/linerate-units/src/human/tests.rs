@@ -303,10 +303,17 @@ fn exact_forms_in_the_base_unit() {
     // A prefix the unit does not use is ignored rather than printed wrongly.
     let odd = BitRate::from_gbps(1).human().prefix(Prefix::Kibi);
     assert_eq!(odd.to_string(), "1 Gbit/s");
-    let si_only = ByteSize::from_bytes(10_000_000_000)
+    let no_milli = ByteSize::from_bytes(10_000_000_000)
+        .human()
+        .prefix(Prefix::Milli);
+    assert_eq!(no_milli.to_string(), "10 GB");
+    // On a size, the prefix asked for chooses the family.
+    let gib = ByteSize::from_bytes(10_000_000_000)
         .human()
         .prefix(Prefix::Gibi);
-    assert_eq!(si_only.to_string(), "10 GB");
+    assert_eq!(gib.to_string(), "9.31 GiB");
+    let kb = ByteSize::from_kib(64).human().at_most(Prefix::Kilo);
+    assert_eq!(kb.to_string(), "65.54 kB");
 }
 
 #[test]
