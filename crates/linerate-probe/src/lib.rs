@@ -4,26 +4,26 @@
 //! ioctl; the roots are injectable ([`ProbeRoots`]) so captured trees and saved snapshots are
 //! judged offline exactly like the live host.
 //!
-//! On top of the snapshot: [`analysis`] (bus verdicts, what bounds packet rate),
-//! [`hardware_findings`] (the shared finding model) and [`watch`] (live per-queue rates).
+//! Beside the snapshot: [`links`] (which ports share which PCI link) and [`watch`] (live
+//! per-queue rates). The probe reads and never judges: the hardware rules that judge a
+//! snapshot (bus too slow, SMT on a router, rings below their maximum…) live in
+//! `linerate-tuning` beside the settings rules.
 //!
 //! ```no_run
-//! use linerate_probe::{HardwareContext, HostSnapshot, ProbeRoots, Role, hardware_findings};
+//! use linerate_probe::{HostSnapshot, ProbeRoots, links};
 //! let snapshot = HostSnapshot::capture(&ProbeRoots::live());
-//! let ctx = HardwareContext::for_snapshot(&snapshot, Role::Router);
-//! for finding in hardware_findings(&snapshot, &ctx) {
-//!     println!("{}: {}", finding.rule, finding.why);
+//! for link in links::shared_links(&snapshot) {
+//!     println!("{} ({}): {}", link.slot, link.bus, link.interfaces.join(", "));
 //! }
 //! ```
 
 #![deny(missing_docs)]
 
-pub mod analysis;
 pub mod ethtool;
-mod findings;
 pub mod host;
 pub mod interface;
 pub mod irq;
+pub mod links;
 pub mod pcie;
 mod probed;
 pub mod qstats;
@@ -33,7 +33,6 @@ pub mod softnet;
 pub mod watch;
 
 pub use ethtool::EthtoolInfo;
-pub use findings::{HardwareContext, Role, hardware_findings, line_rate_text};
 pub use interface::Interface;
 pub use probed::Probed;
 pub use roots::{EthtoolSource, ProbeRoots, format_cpu_list, parse_cpu_list, parse_cpu_mask};

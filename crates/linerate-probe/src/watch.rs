@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use linerate_units::{BitRate, PacketRate};
+use linerate_units::{BitRate, ByteSize, PacketRate};
 
 use crate::interface::{self, Counters};
 use crate::softnet::{self, SoftnetCpu};
@@ -378,7 +378,7 @@ fn interface_rates(name: &str, old: &InterfaceSample, new: &InterfaceSample) -> 
             queue: key.1,
             packets,
             pps: PacketRate::from_pps(per_second(packets, secs)),
-            rate: bytes.map(|b| BitRate::from_bps_f64(per_second(b, secs) * 8.0)),
+            rate: bytes.map(|b| ByteSize::from_bytes(b).per_seconds(secs)),
             drops: prev
                 .drops
                 .zip(q.drops)
@@ -394,8 +394,8 @@ fn interface_rates(name: &str, old: &InterfaceSample, new: &InterfaceSample) -> 
         tx_packets: get("tx_packets"),
         rx_pps: PacketRate::from_pps(per_second(get("rx_packets"), secs)),
         tx_pps: PacketRate::from_pps(per_second(get("tx_packets"), secs)),
-        rx_rate: BitRate::from_bps_f64(per_second(get("rx_bytes"), secs) * 8.0),
-        tx_rate: BitRate::from_bps_f64(per_second(get("tx_bytes"), secs) * 8.0),
+        rx_rate: ByteSize::from_bytes(get("rx_bytes")).per_seconds(secs),
+        tx_rate: ByteSize::from_bytes(get("tx_bytes")).per_seconds(secs),
         drops_errors: [
             "rx_dropped",
             "tx_dropped",

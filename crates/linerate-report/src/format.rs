@@ -2,7 +2,8 @@
 
 use std::borrow::Cow;
 
-use linerate_units::BitRate;
+use linerate_units::human::{self, Digits, Family};
+use linerate_units::{BitRate, ByteSize};
 
 /// Text that came from a file or a peer, made safe for a terminal: control characters (an
 /// escape sequence in a mangled or hostile input) are shown escaped, never sent. Line breaks
@@ -66,56 +67,36 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (y, m as u32, d as u32)
 }
 
-/// A rate for humans: `941.52 Mbit/s`.
+/// A rate for the stored-run tables: two decimals, so columns line up (`941.52 Mbit/s`,
+/// `9.40 Gbit/s`).
 pub fn rate(bps: f64) -> String {
-    format!("{:.2}", BitRate::from_bps_f64(bps.max(0.0)))
+    BitRate::from_bps_f64(bps)
+        .human()
+        .digits(Digits::Decimals(2))
+        .to_string()
 }
 
-/// A size for humans: `143.12 MB`.
+/// A size for the stored-run tables: SI prefixes with two decimals (`143.12 MB`), whole
+/// bytes below 1 kB (`999 B`).
 pub fn size(bytes: u64) -> String {
-    if bytes < 1000 {
-        return format!("{bytes} B");
-    }
-    // Decimal prefixes, as the unit rules say: 1 MB = 10⁶ bytes.
-    #[allow(clippy::cast_precision_loss)]
-    let b = bytes as f64;
-    let (div, unit) = if b >= 1e12 {
-        (1e12, "TB")
-    } else if b >= 1e9 {
-        (1e9, "GB")
-    } else if b >= 1e6 {
-        (1e6, "MB")
-    } else {
-        (1e3, "kB")
-    };
-    format!("{:.2} {unit}", b / div)
+    ByteSize::from_bytes(bytes)
+        .human()
+        .family(Family::Si)
+        .digits(Digits::Decimals(2))
+        .whole_when_unscaled()
+        .to_string()
 }
 
-/// A duration given in microseconds, for humans: `850 µs`, `12.9 ms`, `1.25 s`.
+/// A duration given in microseconds, at most three significant digits: `850 µs`, `12.9 ms`,
+/// `1.25 s`.
 pub fn micros(us: f64) -> String {
-    if us >= 1e6 {
-        format!("{:.2} s", us / 1e6)
-    } else if us >= 1e3 {
-        format!("{:.1} ms", us / 1e3)
-    } else {
-        format!("{us:.0} µs")
-    }
+    human::seconds(us / 1e6)
+        .digits(Digits::MaxSignificant(3))
+        .to_string()
 }
 
 /// The scale that suits a set of rates: (divisor, unit label).
-pub fn rate_scale(max_bps: f64) -> (f64, &'static str) {
-    if max_bps >= 1e12 {
-        (1e12, "Tbit/s")
-    } else if max_bps >= 1e9 {
-        (1e9, "Gbit/s")
-    } else if max_bps >= 1e6 {
-        (1e6, "Mbit/s")
-    } else if max_bps >= 1e3 {
-        (1e3, "kbit/s")
-    } else {
-        (1.0, "bit/s")
-    }
-}
+pub use linerate_units::human::bit_rate_axis as rate_scale;
 
 #[cfg(test)]
 mod tests {
@@ -148,5 +129,11 @@ mod tests {
         assert_eq!(micros(850.0), "850 µs");
         assert_eq!(micros(12_914.0), "12.9 ms");
         assert_eq!(micros(1_250_000.0), "1.25 s");
+        assert_eq!(micros(1_200.0), "1.2 ms");
+        assert_eq!(size(0), "0 B");
+        assert_eq!(size(1_000), "1.00 kB");
+        assert_eq!(size(999_995), "1.00 MB");
+        assert_eq!(rate(999_996.0), "1.00 Mbit/s");
+        assert_eq!(rate(-5.0), "0.00 bit/s");
     }
 }

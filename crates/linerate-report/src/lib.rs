@@ -8,7 +8,8 @@
 //! - [`png`]: the same charts as PNG (rendered from the SVG by resvg).
 //! - [`html`]: one HTML file with inline SVG and CSS, no scripts, no external resources (a
 //!   Content-Security-Policy forbids every fetch).
-//! - [`format`](mod@format): dates, rates and sizes for humans.
+//! - [`format`](mod@format): dates, and the digits stored-run tables print rates and sizes
+//!   with (through `linerate_units::human`).
 
 #![deny(missing_docs)]
 

@@ -1,75 +1,11 @@
 //! What the rules and the profile generator know about the target: OS, version, memory, cores,
 //! role and path. The binary fills it from flags and, for the live host, from /proc.
 
-use std::fmt;
-use std::str::FromStr;
-
 use linerate_units::{BitRate, ByteSize, Duration};
 
 use crate::catalogue::catalogue;
 use crate::os::{Os, Version};
-
-/// What the machine does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    /// An end host moving bulk data (TCP sender/receiver).
-    Host,
-    /// Forwards packets between interfaces; terminates no bulk TCP.
-    Router,
-    /// Forwards and keeps per-flow state.
-    Firewall,
-    /// Serves many short TCP connections.
-    Web,
-    /// Terminates tunnels and forwards what comes out of them.
-    Vpn,
-}
-
-impl Role {
-    /// Whether the role terminates bulk TCP (so its buffers must cover the path's BDP).
-    pub fn terminates_tcp(self) -> bool {
-        matches!(self, Role::Host | Role::Web | Role::Vpn)
-    }
-
-    /// Whether the role forwards packets.
-    pub fn forwards(self) -> bool {
-        matches!(self, Role::Router | Role::Firewall | Role::Vpn)
-    }
-
-    /// The name used on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Role::Host => "host",
-            Role::Router => "router",
-            Role::Firewall => "firewall",
-            Role::Web => "web",
-            Role::Vpn => "vpn",
-        }
-    }
-}
-
-impl fmt::Display for Role {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Role {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "host" => Ok(Role::Host),
-            "router" => Ok(Role::Router),
-            "firewall" => Ok(Role::Firewall),
-            "web" => Ok(Role::Web),
-            "vpn" => Ok(Role::Vpn),
-            _ => Err(format!(
-                "unknown role `{s}` (expected host, router, firewall, web or vpn)"
-            )),
-        }
-    }
-}
+pub use crate::role::Role;
 
 /// The target of a lint, an audit or a profile.
 #[derive(Debug, Clone, serde::Serialize)]

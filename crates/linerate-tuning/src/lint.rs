@@ -163,8 +163,12 @@ pub(crate) fn bytes(n: impl Into<i128>) -> String {
     let n = u64::try_from(n.into().max(0)).unwrap_or(u64::MAX);
     let s = linerate_units::ByteSize::from_bytes(n);
     let exact = s.to_string();
-    // Short exact forms read best (`100 MB`, `32 MiB`); long ones are rounded (`2.4 MiB`).
-    if n < 1024 || exact.len() <= 8 {
+    // Round and short exact forms read best (`100 MB`, `32 MiB`, `1.25 GiB`); long ones are
+    // rounded (`2.4 MiB`), and so is kernel memory (whole KiB, pages) whose short form is SI:
+    // `572.2 GiB`, not `614.4 GB`, beside a RAM size in GiB.
+    let round = !exact.contains('.');
+    let memory_in_si = n % 1024 == 0 && !exact.ends_with("iB");
+    if n < 1024 || round || (exact.len() <= 8 && !memory_in_si) {
         exact
     } else {
         format!("{s:.1}")

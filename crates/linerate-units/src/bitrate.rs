@@ -3,7 +3,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::decimal::{Prefix, SI, exact_ratio, split_prefix};
+use crate::decimal::split_prefix;
+use crate::human::Human;
 use crate::{ByteSize, ParseError};
 
 const WHAT: &str = "a bit rate";
@@ -88,20 +89,23 @@ impl BitRate {
     }
 }
 
-fn prefix_for(value: u64) -> Prefix {
-    let v = u128::from(value);
-    *SI.iter().rev().find(|p| v >= p.factor).unwrap_or(&SI[0])
+impl BitRate {
+    /// This rate for people: `9.41 Gbit/s` (see [`crate::human`] for the digits, prefix and
+    /// exact forms).
+    pub fn human(self) -> Human {
+        Human::bits_per_sec(self.0)
+    }
+
+    /// This rate in bytes per second for people: `264 MB/s` (bus figures, disk-like rates).
+    pub fn human_bytes_per_sec(self) -> Human {
+        Human::bytes_per_sec_of_bits(self.0)
+    }
 }
 
+/// Exact (`1.234567891 Gbit/s`); a precision rounds (`{:.2}` → `1.23 Gbit/s`).
 impl fmt::Display for BitRate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let p = prefix_for(self.0);
-        let number = match f.precision() {
-            Some(digits) => format!("{:.digits$}", self.0 as f64 / p.factor as f64),
-            None => exact_ratio(u128::from(self.0), p.factor),
-        };
-        let text = format!("{number} {}bit/s", p.text);
-        crate::decimal::pad(f, &text)
+        fmt::Display::fmt(&self.human().exact(), f)
     }
 }
 

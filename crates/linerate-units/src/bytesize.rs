@@ -3,7 +3,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::decimal::{IEC, Prefix, SI, exact_ratio, split_prefix};
+use crate::decimal::split_prefix;
+use crate::human::{Family, Human};
 use crate::{BitRate, ParseError};
 
 const WHAT: &str = "a size";
@@ -86,36 +87,25 @@ impl ByteSize {
     }
 }
 
-fn prefix_for(value: u64) -> Prefix {
-    let v = u128::from(value);
-    let iec = IEC
-        .iter()
-        .rev()
-        .find(|p| v >= p.factor && v % p.factor == 0);
-    if let Some(p) = iec {
-        return *p;
+impl ByteSize {
+    /// This size for people: `64 KiB`, `10 GB`, `1.5 kB` (see [`crate::human`]; the prefix
+    /// family follows the rule in the crate docs unless one is chosen).
+    pub fn human(self) -> Human {
+        Human::bytes(self.0)
     }
-    *SI.iter().rev().find(|p| v >= p.factor).unwrap_or(&SI[0])
 }
 
+/// Exact, in the family that prints it most simply (`16 MiB`, `10 GB`, `1.5 kB`). A precision
+/// rounds, and above 1 KiB in binary prefixes, as memory is read (`{:.1}` → `31.3 GiB`).
 impl fmt::Display for ByteSize {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let p = match f.precision() {
-            // Rounded output prefers IEC above 1 KiB (memory sizes); exact output picks the
-            // prefix that divides the value.
-            Some(_) if self.0 >= 1024 => *IEC
-                .iter()
-                .rev()
-                .find(|p| u128::from(self.0) >= p.factor)
-                .unwrap_or(&IEC[0]),
-            _ => prefix_for(self.0),
+        let human = self.human().exact();
+        let human = if f.precision().is_some() && self.0 >= 1024 {
+            human.family(Family::Binary)
+        } else {
+            human
         };
-        let number = match f.precision() {
-            Some(digits) => format!("{:.digits$}", self.0 as f64 / p.factor as f64),
-            None => exact_ratio(u128::from(self.0), p.factor),
-        };
-        let text = format!("{number} {}B", if p.text == "k" { "k" } else { p.text });
-        crate::decimal::pad(f, &text)
+        fmt::Display::fmt(&human, f)
     }
 }
 
@@ -232,6 +222,10 @@ mod tests {
             (33_554_432, "32 MiB"),
             (5_000_000, "5 MB"),
             (1001, "1.001 kB"),
+            // Whole in SI prints SI, though also a multiple of 1024 (was 9765625 KiB).
+            (10_000_000_000, "10 GB"),
+            (128_000, "128 kB"),
+            (1536, "1.5 KiB"),
         ];
         for (n, text) in grid {
             assert_eq!(ByteSize::from_bytes(n).to_string(), text);

@@ -4,7 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::ParseError;
-use crate::decimal::exact_ratio;
+use crate::human::Human;
 
 const WHAT: &str = "a duration";
 const EXPECTED: &str = "a duration such as 250us, 40ms, 1.5s or 10 (seconds)";
@@ -105,26 +105,18 @@ impl From<Duration> for std::time::Duration {
     }
 }
 
-const UNITS: [(&str, u128); 4] = [
-    ("s", 1_000_000_000),
-    ("ms", 1_000_000),
-    ("us", 1_000),
-    ("ns", 1),
-];
+impl Duration {
+    /// This span for people: `40 ms`, `250 µs`, `1.5 s` (see [`crate::human`]).
+    pub fn human(self) -> Human {
+        Human::nanoseconds(self.as_nanos())
+    }
+}
 
+/// Exact, in ASCII so that it can be typed back (`250 us`, `40 ms`, `1.5 s`); a precision
+/// rounds (`{:.1}` → `40.1 ms`).
 impl fmt::Display for Duration {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let nanos = self.0.as_nanos();
-        let (unit, factor) = UNITS
-            .iter()
-            .find(|(_, factor)| nanos >= *factor)
-            .copied()
-            .unwrap_or(("s", 1_000_000_000));
-        let number = match f.precision() {
-            Some(digits) => format!("{:.digits$}", nanos as f64 / factor as f64),
-            None => exact_ratio(nanos, factor),
-        };
-        crate::decimal::pad(f, &format!("{number} {unit}"))
+        fmt::Display::fmt(&self.human().exact().ascii_micro(), f)
     }
 }
 

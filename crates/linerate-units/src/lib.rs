@@ -29,8 +29,20 @@
 //!    suggestion.
 //! 4. **Printing is exact and unambiguous**: [`std::fmt::Display`] prints the exact value with
 //!    the largest prefix that keeps it at least 1 (`1.5 Gbit/s`, `16 MiB`, `1.5 kB`, `40 ms`),
-//!    and what it prints parses back to the same value. A precision (`{:.2}`) rounds for humans.
-//!    Sizes print with IEC prefixes when they are whole multiples of 1024 and SI otherwise.
+//!    and what it prints parses back to the same value. A precision (`{:.2}`) rounds for humans
+//!    (sizes above 1 KiB then in binary prefixes, as memory is read: `{:.1}` → `31.3 GiB`).
+//! 5. **A size picks the prefix family a reader expects.** Each family is tried at its largest
+//!    prefix that keeps the number at least 1. A size that is a whole number there in SI prints
+//!    SI (`10 GB`, `16 MB`, `128 kB` — not `9765625 KiB`); otherwise one that is a whole number
+//!    there in binary prints binary (`64 KiB`, `16 MiB`, `1000 KiB`); otherwise the exact form
+//!    with fewer digits wins, SI on a tie (`1.5 kB`, `1.001 kB`, `614.4 GB`, but `2.5 GiB` for
+//!    2 684 354 560 bytes). Below 1000 bytes a size is plain bytes (`999 B`).
+//! 6. **One formatter for people** ([`human`]): every quantity has a `human()` form, auto-scaled
+//!    with at most two decimals by default (`9.41 Gbit/s`, `1.25 Mpps`, `64 KiB`, `40 ms`), with
+//!    explicit digits ([`human::Digits`]: exact, fixed decimals, at most N decimals, N
+//!    significant digits), a fixed or capped prefix, the size family, thousands separators and
+//!    exact forms in the base unit (`9,400,000,000 bit/s`). Renderers call it instead of
+//!    dividing by 1e9 themselves.
 
 #![deny(missing_docs)]
 
@@ -39,6 +51,7 @@ mod bytesize;
 mod decimal;
 mod duration;
 mod error;
+pub mod human;
 mod packetrate;
 mod pages;
 mod percent;

@@ -4,7 +4,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::ParseError;
-use crate::decimal::{SI, shift_left, split_prefix};
+use crate::decimal::split_prefix;
+use crate::human::Human;
 
 const WHAT: &str = "a packet rate";
 const EXPECTED: &str = "a packet rate such as 14.88M, 1.5Mpps or 300kpps";
@@ -32,19 +33,17 @@ impl PacketRate {
     }
 }
 
+impl PacketRate {
+    /// This rate for people: `1.25 Mpps` (see [`crate::human`]).
+    pub fn human(self) -> Human {
+        Human::packets(self.0)
+    }
+}
+
+/// Exact (`1.488095238 Mpps`); a precision rounds (`{:.2}` → `1.49 Mpps`).
 impl fmt::Display for PacketRate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let p = SI
-            .iter()
-            .rev()
-            .find(|p| self.0 >= p.factor as f64)
-            .unwrap_or(&SI[0]);
-        let scaled = self.0 / p.factor as f64;
-        let number = match f.precision() {
-            Some(digits) => format!("{scaled:.digits$}"),
-            None => shift_left(&format!("{}", self.0), p.factor.ilog10() as usize),
-        };
-        crate::decimal::pad(f, &format!("{number} {}pps", p.text))
+        fmt::Display::fmt(&self.human().exact(), f)
     }
 }
 

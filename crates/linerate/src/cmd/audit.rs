@@ -2,8 +2,9 @@
 //! rules, plus recommendations for the stated role and path.
 //!
 //! The report is one list of [`Finding`]s. Settings findings come from `linerate-tuning`;
-//! hardware findings (NICs, bus, IRQs, from `linerate-probe`) are appended to the same list in
-//! [`collect`], so rendering, `--json` and `--fail-on` treat both alike.
+//! hardware findings (NICs, bus, IRQs: tuning's hardware rules over a `linerate-probe`
+//! snapshot) are appended to the same list in [`collect`], so rendering, `--json` and
+//! `--fail-on` treat both alike.
 
 pub mod host;
 
@@ -13,7 +14,7 @@ use std::process::ExitCode;
 use anyhow::{Context as _, bail};
 use linerate_tuning::apply::{self, ProcSys};
 use linerate_tuning::parse::{self, Format};
-use linerate_tuning::{Context, Finding, Os, Role, audit};
+use linerate_tuning::{Context, Finding, Os, Role, audit, hardware};
 
 use crate::cmd::lint::report::{self, FailOn, Summary};
 use crate::cmd::lint::target::TargetArgs;
@@ -141,8 +142,8 @@ fn collect(args: &Args) -> anyhow::Result<(String, Context, Vec<Finding>)> {
         }
     };
     let mut findings = audit::audit(&entries, &ctx)?;
-    // Hardware findings (linerate-probe) join the same list: a saved host snapshot, or this
-    // host when its live settings are audited.
+    // Hardware findings (tuning's hardware rules over a linerate-probe snapshot) join the same
+    // list: a saved host snapshot, or this host when its live settings are audited.
     let live_host = args.snapshot.is_none() && args.netns.is_none();
     let host = match &args.host_snapshot {
         Some(path) => Some(linerate_probe::HostSnapshot::load(path)?),
@@ -158,8 +159,8 @@ fn collect(args: &Args) -> anyhow::Result<(String, Context, Vec<Finding>)> {
         }
         if !args.no_hardware {
             let role = ctx.role.unwrap_or(Role::Host);
-            let hw = linerate_probe::HardwareContext::for_snapshot(&host, role);
-            findings.extend(linerate_probe::hardware_findings(&host, &hw));
+            let hw = hardware::HardwareContext::for_snapshot(&host, role);
+            findings.extend(hardware::hardware_findings(&host, &hw));
         }
     } else if args.snapshot_out.is_some() {
         bail!(

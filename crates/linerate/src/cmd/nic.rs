@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use linerate_probe::{HardwareContext, HostSnapshot, ProbeRoots, Role, analysis};
+use linerate_probe::{HostSnapshot, ProbeRoots};
+use linerate_tuning::Role;
+use linerate_tuning::hardware::{self, HardwareContext};
 use linerate_units::Duration;
 
 use crate::output;
@@ -104,8 +106,8 @@ impl Args {
 struct NicReport<'a> {
     schema: &'static str,
     snapshot: &'a HostSnapshot,
-    bus: Vec<analysis::BusCheck>,
-    limits: std::collections::BTreeMap<String, Vec<analysis::Limit>>,
+    bus: Vec<hardware::BusCheck>,
+    limits: std::collections::BTreeMap<String, Vec<hardware::Limit>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     findings: Option<Vec<linerate_tuning::Finding>>,
 }
@@ -131,16 +133,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     select(&mut snapshot, &args.interfaces)?;
     let findings = args.findings.then(|| {
         let ctx = HardwareContext::for_snapshot(&snapshot, args.role);
-        linerate_probe::hardware_findings(&snapshot, &ctx)
+        hardware::hardware_findings(&snapshot, &ctx)
     });
     if args.json {
         let report = NicReport {
             schema: "linerate.nic/1",
-            bus: analysis::bus_checks(&snapshot),
+            bus: hardware::bus_checks(&snapshot),
             limits: snapshot
                 .interfaces()
                 .iter()
-                .map(|i| (i.name.clone(), analysis::packet_rate_limits(&snapshot, i)))
+                .map(|i| (i.name.clone(), hardware::packet_rate_limits(&snapshot, i)))
                 .collect(),
             snapshot: &snapshot,
             findings,

@@ -1,9 +1,10 @@
 //! `linerate calc bdp`: what a TCP path needs (window, buffers) and allows (Mathis, RFC 6349).
 
 use linerate_calc::bdp::{self, PathError, PathInput, PathReport};
+use linerate_units::human::{Digits, grouped, number};
 use linerate_units::{BitRate, ByteSize, Duration, Percent};
 
-use super::format::{Align, Table, rate, seconds, size, thousands, trim_float};
+use super::format::{Align, Table, seconds, size};
 
 /// Arguments of `linerate calc bdp`.
 #[derive(Debug, clap::Args)]
@@ -85,18 +86,18 @@ fn bytes(b: ByteSize) -> String {
     if b.bytes() < 10_000 {
         format!("{} B", b.bytes())
     } else {
-        format!("{} ({} B)", size(b), thousands(b.bytes()))
+        format!("{} ({} B)", size(b), grouped(b.bytes()))
     }
 }
 
 /// "13.11 Mbit/s (1.3% of the rate)", or "… (more than the rate)".
 fn share(throughput: BitRate, of: BitRate) -> String {
     if throughput >= of {
-        format!("{} (more than the rate)", rate(throughput))
+        format!("{} (more than the rate)", throughput.human())
     } else {
         format!(
             "{} ({:.1}% of the rate)",
-            rate(throughput),
+            throughput.human(),
             throughput.as_f64() / of.as_f64() * 100.0
         )
     }
@@ -105,7 +106,7 @@ fn share(throughput: BitRate, of: BitRate) -> String {
 pub fn render(r: &PathReport) -> String {
     let mut out = format!(
         "Path: {} with {} round-trip time\n\n",
-        rate(r.rate),
+        r.rate.human(),
         seconds(r.rtt.as_secs_f64())
     );
     let mut t = Table::bare(&[Align::Left, Align::Left]);
@@ -146,7 +147,7 @@ pub fn render(r: &PathReport) -> String {
         format!(
             "(and net.core.rmem_max/wmem_max for programs that set SO_RCVBUF/SO_SNDBUF); only \
              ~{}% of it becomes window",
-            trim_float(lb.window_share * 100.0, 0)
+            number(lb.window_share * 100.0, Digits::Max(0))
         ),
     ]);
     let uw = r.unscaled_window;
@@ -170,7 +171,7 @@ pub fn render(r: &PathReport) -> String {
                 } else {
                     format!(
                         "above the largest TCP window ({} B), which caps it",
-                        thousands(w.scale.max_window.bytes())
+                        grouped(w.scale.max_window.bytes())
                     )
                 }
             ),
@@ -178,7 +179,7 @@ pub fn render(r: &PathReport) -> String {
     }
     if let Some(m) = r.mathis {
         let bound = match m.throughput {
-            Some(t) => rate(t),
+            Some(t) => t.human().to_string(),
             None => "no bound at zero loss".into(),
         };
         t.row(vec![
@@ -193,7 +194,7 @@ pub fn render(r: &PathReport) -> String {
             String::new(),
             format!(
                 "one flow reaches {} only below {:.3e}% loss",
-                rate(r.rate),
+                r.rate.human(),
                 m.max_loss_for_rate.percent()
             ),
         ]);
@@ -204,16 +205,16 @@ pub fn render(r: &PathReport) -> String {
         format!(
             "maximum achievable TCP throughput {} ({:.2}% of the rate) = (MTU − 40) × 8 × {} \
              frames/s",
-            rate(f.max_tcp_throughput),
+            f.max_tcp_throughput.human(),
             f.of_rate.percent(),
-            thousands(f.frames_per_second.pps().floor() as u64)
+            grouped(f.frames_per_second.pps().floor() as u64)
         ),
     ]);
     t.row(vec![
         String::new(),
         format!(
             "{} with TCP timestamps (MTU − 52); minimum RWND = BDP",
-            rate(f.with_timestamps)
+            f.with_timestamps.human()
         ),
     ]);
     if let Some(ideal) = f.ideal_transfer_time {
@@ -231,7 +232,7 @@ pub fn render(r: &PathReport) -> String {
             format!(
                 "{} allows {} per flow",
                 size(r.max_window.window),
-                rate(r.max_window.throughput)
+                r.max_window.throughput.human()
             ),
         ]);
     }
@@ -239,8 +240,8 @@ pub fn render(r: &PathReport) -> String {
         "ceiling for one TCP flow".into(),
         format!(
             "{} (the lowest of line-rate goodput {}, the windows and the loss bound)",
-            rate(r.ceiling),
-            rate(r.goodput_at_line_rate)
+            r.ceiling.human(),
+            r.goodput_at_line_rate.human()
         ),
     ]);
     out.push_str(&t.render("  "));

@@ -2,7 +2,7 @@
 
 use linerate_calc::bus::{Bus, BusReport, NicGroup, PcieLink, parse_parallel};
 
-use super::format::{Align, Table, bytes_per_sec, rate};
+use super::format::{Align, Table, bus_bytes_per_sec};
 
 /// Arguments of `linerate calc bus`.
 #[derive(Debug, clap::Args)]
@@ -60,7 +60,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
 }
 
 fn both(r: linerate_units::BitRate) -> [String; 2] {
-    [rate(r), bytes_per_sec(r)]
+    [r.human().to_string(), bus_bytes_per_sec(r).to_string()]
 }
 
 pub fn render(r: &BusReport) -> String {
@@ -165,7 +165,7 @@ fn describe_nics(rates: &[linerate_units::BitRate]) -> String {
     }
     groups
         .iter()
-        .map(|(n, r)| format!("{n} × {}", rate(*r)))
+        .map(|(n, r)| format!("{n} × {}", r.human()))
         .collect::<Vec<_>>()
         .join(" + ")
 }

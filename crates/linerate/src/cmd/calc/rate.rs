@@ -2,8 +2,9 @@
 
 use linerate_calc::ethernet::{self, Duplex, FrameRate, FrameSpec, RateTable};
 use linerate_units::BitRate;
+use linerate_units::human::{Digits, grouped, number};
 
-use super::format::{Align, Table, rate, seconds, thousands, trim_float};
+use super::format::{Align, Table, seconds};
 
 /// Arguments of `linerate calc rate`.
 #[derive(Debug, clap::Args)]
@@ -51,7 +52,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
 }
 
 fn size(bytes: f64) -> String {
-    trim_float(bytes, 2)
+    number(bytes, Digits::Max(2))
 }
 
 fn row_cells(row: &FrameRate) -> Vec<String> {
@@ -60,12 +61,12 @@ fn row_cells(row: &FrameRate) -> Vec<String> {
         size(row.frame_bytes),
         size(row.ip_packet_bytes),
         size(row.wire_bytes),
-        thousands(row.frames_per_second.pps().floor() as u64),
-        seconds(row.wire_bytes * 8.0 / row.l1_rate.as_f64()),
-        rate(row.l2_rate),
-        rate(row.l3_rate),
+        grouped(row.frames_per_second.pps().floor() as u64),
+        seconds(row.wire_bytes * 8.0 / row.l1_rate.as_f64()).to_string(),
+        row.l2_rate.human().to_string(),
+        row.l3_rate.human().to_string(),
         format!("{:.1}%", row.l3_efficiency.percent()),
-        thousands(row.forwarding_need.pps().floor() as u64),
+        grouped(row.forwarding_need.pps().floor() as u64),
     ]
 }
 
@@ -76,7 +77,7 @@ pub fn render(t: &RateTable) -> String {
     };
     let mut out = format!(
         "Line rate of {} Ethernet, per direction ({duplex})\n\n",
-        rate(t.link)
+        t.link.human()
     );
     let mut table = Table::new(
         &[
@@ -116,7 +117,7 @@ pub fn render(t: &RateTable) -> String {
     out.push_str(&format!(
         "  frames/s: at line rate in one direction (time: per frame); the L1 rate is the link, \
          {}.\n",
-        rate(t.link)
+        t.link.human()
     ));
     out.push_str("  L2 rate: frames/s × frame (NIC counters); L3 rate: packets/s × IP packet.\n");
     match t.duplex {
@@ -144,9 +145,9 @@ pub fn render(t: &RateTable) -> String {
                 "  imix at the Ethernet layer (IP + 14-byte header, no FCS, padding, preamble or \
                  gap, as the FreeBSD router slides count it): {} pps make {}; the wire itself \
                  carries {} frames/s.\n",
-                thousands(eth.pps().round() as u64),
-                rate(t.link),
-                thousands(imix.frames_per_second.pps().floor() as u64),
+                grouped(eth.pps().round() as u64),
+                t.link.human(),
+                grouped(imix.frames_per_second.pps().floor() as u64),
             ));
         }
     }

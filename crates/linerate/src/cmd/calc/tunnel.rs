@@ -3,7 +3,7 @@
 use linerate_calc::tunnel::{self, Encap, EncapSpec, IpVersion, TunnelReport};
 use linerate_units::{BitRate, ByteSize};
 
-use super::format::{Align, Table, rate};
+use super::format::{Align, Table};
 
 /// Arguments of `linerate calc tunnel`.
 #[derive(Debug, clap::Args)]
@@ -247,8 +247,8 @@ fn render(r: &TunnelReport) -> String {
     ]);
     if let (Some(link), Some(goodput)) = (r.link, r.goodput) {
         s.row(vec![
-            format!("TCP goodput at {}", rate(link)),
-            rate(goodput),
+            format!("TCP goodput at {}", link.human()),
+            goodput.human().to_string(),
         ]);
     }
     out.push_str(&s.render("  "));

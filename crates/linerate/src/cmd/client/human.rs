@@ -8,45 +8,24 @@ use std::io::Write;
 use linerate_traffic::config::Direction;
 use linerate_traffic::result::{Interval, PeerKind, RunResult, StartInfo};
 use linerate_traffic::{ClientConfig, Event, Protocol};
+use linerate_units::human::{Digits, Family, number};
+use linerate_units::{BitRate, ByteSize};
 
-/// Three significant digits, as iperf3 prints.
-fn sig3(x: f64) -> String {
-    if x < 9.995 {
-        format!("{x:.2}")
-    } else if x < 99.95 {
-        format!("{x:.1}")
-    } else {
-        format!("{x:.0}")
-    }
-}
-
-/// `1.25 GiB`.
+/// `1.25 GiB`: three significant digits in binary prefixes, as iperf3 prints sizes.
 pub fn bytes(b: u64) -> String {
-    let x = b as f64;
-    let (v, u) = if x >= 1024.0 * 1024.0 * 1024.0 {
-        (x / (1024.0 * 1024.0 * 1024.0), "GiB")
-    } else if x >= 1024.0 * 1024.0 {
-        (x / (1024.0 * 1024.0), "MiB")
-    } else if x >= 1024.0 {
-        (x / 1024.0, "KiB")
-    } else {
-        (x, "B")
-    };
-    format!("{} {u}", sig3(v))
+    ByteSize::from_bytes(b)
+        .human()
+        .family(Family::Binary)
+        .digits(Digits::Significant(3))
+        .to_string()
 }
 
-/// `9.41 Gbit/s`.
+/// `9.41 Gbit/s`: three significant digits, as iperf3 prints rates.
 pub fn rate(bps: f64) -> String {
-    let (v, u) = if bps >= 1e9 {
-        (bps / 1e9, "Gbit/s")
-    } else if bps >= 1e6 {
-        (bps / 1e6, "Mbit/s")
-    } else if bps >= 1e3 {
-        (bps / 1e3, "kbit/s")
-    } else {
-        (bps, "bit/s")
-    };
-    format!("{} {u}", sig3(v))
+    BitRate::from_bps_f64(bps)
+        .human()
+        .digits(Digits::Significant(3))
+        .to_string()
 }
 
 fn tag(bidir: bool, d: Direction) -> &'static str {
@@ -273,7 +252,7 @@ fn pct(part: u64, whole: u64) -> String {
     if p == 0.0 {
         "0%".to_owned()
     } else {
-        format!("{}%", sig3(p))
+        format!("{}%", number(p, Digits::Significant(3)))
     }
 }
 

@@ -2,10 +2,11 @@
 
 use std::fmt::Write as _;
 
-use linerate_probe::analysis::{self, human_rate};
 use linerate_probe::ethtool::Feature;
-use linerate_probe::{HostSnapshot, Interface, Probed, Role, format_cpu_list};
-use linerate_tuning::{Finding, Fix};
+use linerate_probe::{HostSnapshot, Interface, Probed, format_cpu_list};
+use linerate_tuning::hardware;
+use linerate_tuning::{Finding, Fix, Role};
+use linerate_units::human::{Digits, Family};
 
 fn or_unknown<T: std::fmt::Display>(p: &Probed<T>) -> String {
     match p {
@@ -25,7 +26,7 @@ pub fn inventory(s: &HostSnapshot) -> String {
     if let Some(r) = s.interfaces.reason() {
         let _ = writeln!(out, "\ninterfaces: unknown ({r})");
     }
-    let checks = analysis::bus_checks(s);
+    let checks = hardware::bus_checks(s);
     if !checks.is_empty() {
         let _ = writeln!(out, "\nBus");
         for c in &checks {
@@ -92,7 +93,11 @@ fn host(out: &mut String, s: &HostSnapshot) {
     };
     let _ = writeln!(out, "Governor  {governors}");
     let memory = match &s.host.memory {
-        Probed::Value(m) => format!("{m:.1}"),
+        Probed::Value(m) => m
+            .human()
+            .family(Family::Binary)
+            .digits(Digits::Decimals(1))
+            .to_string(),
         Probed::Unknown(r) => format!("unknown ({r})"),
     };
     let _ = writeln!(out, "Memory    {memory}");
@@ -141,7 +146,7 @@ fn interface(out: &mut String, s: &HostSnapshot, i: &Interface) {
         row(out, "address", addr.clone());
     }
     let speed = match &i.speed {
-        Probed::Value(r) => human_rate(*r),
+        Probed::Value(r) => r.human().to_string(),
         Probed::Unknown(r) => format!("unknown ({r})"),
     };
     row(
@@ -163,13 +168,13 @@ fn interface(out: &mut String, s: &HostSnapshot, i: &Interface) {
                 (Probed::Value(c), Probed::Value(m)) => format!(
                     "{} ({} usable per direction), card max {}",
                     c.bus(),
-                    human_rate(c.bus().bandwidth().usable),
+                    c.bus().bandwidth().usable.human(),
                     m.bus()
                 ),
                 (Probed::Value(c), Probed::Unknown(_)) => format!(
                     "{} ({} usable per direction)",
                     c.bus(),
-                    human_rate(c.bus().bandwidth().usable)
+                    c.bus().bandwidth().usable.human()
                 ),
                 (Probed::Unknown(r), _) => format!("link unknown ({r})"),
             };
@@ -301,7 +306,7 @@ fn interface(out: &mut String, s: &HostSnapshot, i: &Interface) {
             ),
         );
     }
-    let limits = analysis::packet_rate_limits(s, i);
+    let limits = hardware::packet_rate_limits(s, i);
     for (n, l) in limits.iter().enumerate() {
         let label = if n == 0 { "limits" } else { "" };
         row(out, label, format!("{}: {}", l.what, l.detail));

@@ -9,6 +9,7 @@ use std::time::Instant;
 use anyhow::bail;
 use linerate_probe::watch::{self, Direction, Interval, Sampler, Status};
 use linerate_probe::{ProbeRoots, interface};
+use linerate_units::human::{Digits, Human};
 use linerate_units::{BitRate, PacketRate};
 
 use super::Args;
@@ -84,35 +85,23 @@ fn next_due(due: Instant, now: Instant, interval: std::time::Duration) -> Instan
     (due + interval).max(now + interval / 2)
 }
 
-/// `12`, `1.20k`, `3.45M`: short numbers for columns.
-fn compact(v: f64) -> String {
-    let (scaled, prefix) = if v >= 1e9 {
-        (v / 1e9, "G")
-    } else if v >= 1e6 {
-        (v / 1e6, "M")
-    } else if v >= 1e3 {
-        (v / 1e3, "k")
-    } else {
-        return format!("{v:.0}");
-    };
-    format!("{scaled:.2}{prefix}")
+/// How a watch column prints a rate: two decimals once a prefix scales it, whole counts below
+/// (`0 pps`, `700 pps`, `1.20 kpps`, `9.87 Mbit/s`).
+fn column(h: Human) -> Human {
+    h.digits(Digits::Decimals(2)).whole_when_unscaled()
 }
 
-/// `0 pps`, `1.20 kpps`, `9.87 Mbit/s`.
-fn with_unit(v: f64, unit: &str) -> String {
-    let c = compact(v);
-    match c.char_indices().last() {
-        Some((i, p)) if p.is_ascii_alphabetic() => format!("{} {p}{unit}", &c[..i]),
-        _ => format!("{c} {unit}"),
-    }
+/// `700`, `1.20k`, `3.45M`: per-queue packet rates in the one-line form.
+fn compact(pps: PacketRate) -> String {
+    column(pps.human()).compact().to_string()
 }
 
 fn pps(p: PacketRate) -> String {
-    with_unit(p.pps(), "pps")
+    column(p.human()).to_string()
 }
 
 fn bits(r: BitRate) -> String {
-    with_unit(r.as_f64(), "bit/s")
+    column(r.human()).to_string()
 }
 
 fn queue_name(d: Direction, q: u32) -> String {
@@ -146,13 +135,7 @@ fn line(iv: &Interval, elapsed: f64) -> String {
                     let qs: Vec<String> = i
                         .queues
                         .iter()
-                        .map(|q| {
-                            format!(
-                                "{} {}",
-                                queue_name(q.direction, q.queue),
-                                compact(q.pps.pps())
-                            )
-                        })
+                        .map(|q| format!("{} {}", queue_name(q.direction, q.queue), compact(q.pps)))
                         .collect();
                     let _ = write!(s, " [{}]", qs.join(" "));
                 }
@@ -304,8 +287,11 @@ mod tests {
 
     #[test]
     fn compact_numbers() {
+        let compact = |pps| compact(PacketRate::from_pps(pps));
         assert_eq!(compact(0.0), "0");
         assert_eq!(compact(999.4), "999");
+        // Rounding carries into the prefix: never "1000".
+        assert_eq!(compact(999.6), "1.00k");
         assert_eq!(compact(1200.0), "1.20k");
         assert_eq!(compact(14_880_952.0), "14.88M");
         assert_eq!(compact(1.0e10), "10.00G");
