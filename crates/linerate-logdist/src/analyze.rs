@@ -1,237 +1,136 @@
-//! Streaming one data set (one or more inputs read as one log) into its distribution, bins
-//! and skip statistics. Memory is bounded: the histogram (or the distinct values with
-//! `--exact`), the bins, a few line numbers per skip reason, and with `--last N` a ring of N
-//! outcomes.
+//! Reading one data set (one or more inputs read as one log): the format resolved (or
+//! detected from the first input's start), then every line classified, on worker threads or,
+//! for `--last N`, on this thread with a ring of the last N outcomes; and the verdict on a
+//! data set that gave no time at all.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
-use anyhow::Context;
-use linerate_stats::distribution::{Distribution, LinearBins};
+use crate::dataset::{BadLine, DataSet, InputInfo, Plan};
+use crate::error::{BrokenStream, Error};
+use crate::format::{self, Format, Layout, Undetected};
+use crate::input::{LineReader, Source};
+use crate::reason::{Outcome, Reason};
 
-use super::filter::Filters;
-use super::format::{self, FieldChoice, Format, Layout};
-use super::input::{LineReader, ReadEnd, Source};
-use super::parse::{Outcome, Reason};
-
-/// Line numbers kept per skip reason.
-pub const FIRST_LINES: usize = 5;
-
-/// How to read and bin a data set.
-pub struct Plan<'a> {
-    /// `--format`.
-    pub format: Format,
-    /// `--field`, `--unit`, `--regex`.
-    pub choice: &'a FieldChoice,
-    /// The filters.
-    pub filters: &'a Filters,
-    /// `--exact`.
-    pub exact: bool,
-    /// `--last N`.
-    pub last: Option<u64>,
-    /// `--bin` in ns.
-    pub bin_ns: u64,
-    /// Number of bins up to `--max`.
-    pub bins: usize,
-    /// `--threshold` in ns.
-    pub threshold_ns: u64,
-    /// Parsing threads (1: parse on the reading thread).
-    pub threads: usize,
-}
-
-/// Skips of one reason.
-#[derive(Debug, Clone, Default)]
-pub struct Skips {
-    /// How many lines.
-    pub count: u64,
-    /// The first few as (input index, line number).
-    pub first: Vec<(usize, u64)>,
-}
-
-/// One input as read.
-#[derive(Debug, Clone)]
-pub struct InputInfo {
-    /// Its name.
-    pub name: String,
-    /// Its layout.
-    pub layout: Layout,
-    /// How reading ended.
-    pub end: ReadEnd,
-}
-
-/// The first line that gave no time, for the error when nothing parses.
-#[derive(Debug, Clone)]
-pub struct BadLine {
-    /// Input index.
-    pub input: usize,
-    /// Line number.
-    pub line: u64,
-    /// The reason.
-    pub reason: Reason,
-    /// Up to 200 bytes of it, lossily decoded.
-    pub text: String,
-}
-
-/// A data set's results.
-pub struct DataSet {
-    /// Inputs in order.
-    pub inputs: Vec<InputInfo>,
-    /// Lines considered (all, or the last N).
-    pub lines: u64,
-    /// Lines left out by filters.
-    pub filtered: u64,
-    /// Lines ending in CRLF (parsed normally).
-    pub crlf_lines: u64,
-    /// Skips by reason.
-    pub skipped: BTreeMap<Reason, Skips>,
-    /// The response times.
-    pub distribution: Distribution,
-    /// Fixed-width bins.
-    pub bins: LinearBins,
-    /// Samples strictly under the threshold.
-    pub under_threshold: u64,
-    /// The threshold.
-    pub threshold_ns: u64,
-    /// The first unusable line.
-    pub first_bad: Option<BadLine>,
-}
-
-impl BadLine {
-    /// Keeps up to 200 bytes of the line.
-    pub fn new(input: usize, line: u64, reason: Reason, bytes: &[u8]) -> Self {
-        Self {
-            input,
-            line,
-            reason,
-            text: String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned(),
-        }
+/// Reads one data set and fails when no line gives a time, naming why: no lines, all
+/// filtered out, broken gzip streams, or the first bad line with its reason.
+pub fn read(sources: &[Source], plan: &Plan<'_>) -> Result<DataSet, Error> {
+    if sources.iter().filter(|s| **s == Source::Stdin).count() > 1 {
+        return Err(Error::StdinTwice);
     }
-}
-
-impl DataSet {
-    /// An empty data set for a plan.
-    pub fn new(plan: &Plan<'_>) -> Self {
-        Self {
-            inputs: Vec::new(),
-            lines: 0,
-            filtered: 0,
-            crlf_lines: 0,
-            skipped: BTreeMap::new(),
-            distribution: if plan.exact {
-                Distribution::exact()
-            } else {
-                Distribution::histogram()
-            },
-            bins: LinearBins::new(plan.bin_ns, plan.bins),
-            under_threshold: 0,
-            threshold_ns: plan.threshold_ns,
-            first_bad: None,
-        }
+    let set = analyze(sources, plan)?;
+    if set.distribution.count() > 0 {
+        return Ok(set);
     }
-
-    /// Lines skipped in all.
-    pub fn skipped_total(&self) -> u64 {
-        self.skipped.values().map(|s| s.count).sum()
+    let names: Vec<String> = sources.iter().map(Source::name).collect();
+    let names = names.join(", ");
+    let broken: Vec<BrokenStream> = set
+        .inputs
+        .iter()
+        .filter_map(|i| {
+            Some(BrokenStream {
+                name: i.name.clone(),
+                lines: i.end.lines,
+                error: i.end.stream_error.clone()?,
+            })
+        })
+        .collect();
+    if !broken.is_empty() && set.lines <= broken.len() as u64 {
+        return Err(Error::BrokenStreams(broken));
     }
-
-    /// Counts one response time.
-    #[inline]
-    pub fn sample(&mut self, ns: u64) {
-        self.distribution.record(ns);
-        self.bins.record(ns);
-        if ns < self.threshold_ns {
-            self.under_threshold += 1;
-        }
+    if set.lines == 0 {
+        return Err(Error::NoLines { names });
     }
-
-    /// Counts one line's outcome.
-    #[inline]
-    pub fn count(&mut self, input: usize, line: u64, outcome: Outcome) {
-        self.lines += 1;
-        match outcome {
-            Outcome::Sample(ns) => self.sample(ns),
-            Outcome::Filtered => self.filtered += 1,
-            Outcome::Skipped(reason) => {
-                let skips = self.skipped.entry(reason).or_default();
-                skips.count += 1;
-                if skips.first.len() < FIRST_LINES {
-                    skips.first.push((input, line));
-                }
-            }
-        }
+    if set.filtered > 0 && set.skipped_total() < set.lines {
+        return Err(Error::AllFiltered {
+            names,
+            filtered: set.filtered,
+        });
+    }
+    match set.first_bad {
+        Some(bad) => Err(Error::NoTimes {
+            name: set.inputs.get(bad.input).map_or(names, |i| i.name.clone()),
+            skipped: set.skipped.values().map(|s| s.count).sum(),
+            line: bad.line,
+            reason: bad.reason,
+            text: bad.text,
+        }),
+        None => Err(Error::NoTimesAtAll { names }),
     }
 }
 
 /// Reads every input of a data set: on worker threads when there are several cores and no
-/// `--last`, else on this thread.
-pub fn analyze(sources: &[Source], plan: &Plan<'_>) -> anyhow::Result<DataSet> {
+/// `--last`, else on this thread. A data set without a single time is returned as it is.
+pub fn analyze(sources: &[Source], plan: &Plan<'_>) -> Result<DataSet, Error> {
     let Some(first_source) = sources.first() else {
-        anyhow::bail!("no input given");
+        return Err(Error::NoInput);
     };
-    let mut first = LineReader::open(first_source)?;
+    let mut first = LineReader::open(first_source, plan.progress)?;
     let layout = resolve_layout(&mut first, &first_source.name(), plan)?;
     if plan.last.is_none() && plan.threads > 1 {
-        super::parallel::analyze(sources, first, &layout, plan)
+        crate::parallel::analyze(sources, first, &layout, plan)
     } else {
         sequential(sources, first, &layout, plan)
     }
 }
 
 /// The layout: the explicit format, or the one detected from the first input's start.
-fn resolve_layout(reader: &mut LineReader, name: &str, plan: &Plan<'_>) -> anyhow::Result<Layout> {
-    match plan.format {
-        Format::Auto if plan.choice.regex.is_some() => Layout::explicit(Format::Regex, plan.choice),
-        Format::Auto => {
-            reader
-                .peek()
-                .with_context(|| format!("cannot read {name}"))?;
-            let broken = reader.stream_error().map(str::to_owned);
-            let head = reader
-                .peek()
-                .with_context(|| format!("cannot read {name}"))?;
-            let complete = head.len() < (1 << 18);
-            format::detect(head, complete, plan.choice).map_err(|why| {
-                if let Some(why) = why {
-                    return format!("{name}: cannot detect the log format: {why}");
-                }
-                let first = head
-                    .split(|&b| b == b'\n')
-                    .find(|l| !l.trim_ascii().is_empty())
-                    .map(|l| String::from_utf8_lossy(&l[..l.len().min(200)]).into_owned())
-                    .unwrap_or_default();
-                if let (true, Some(err)) = (first.is_empty(), &broken) {
-                    format!("{name}: the gzip stream breaks before the first line: {err}")
-                } else if first.is_empty() {
-                    format!("{name}: no log lines to detect the format from")
-                } else {
-                    format!(
-                        "{name}: cannot detect the log format from the first lines \
-                         (first line: {first:?}); name it with --format \
-                         nginx|apache-us|apache-s|json or give --regex"
-                    )
-                }
-            })
+fn resolve_layout(
+    reader: &mut LineReader<'_>,
+    name: &str,
+    plan: &Plan<'_>,
+) -> Result<Layout, Error> {
+    let read_error = |source| Error::Read {
+        name: name.to_owned(),
+        source,
+    };
+    let layout = match plan.format {
+        Format::Auto if plan.choice.regex.is_some() => {
+            Layout::explicit(Format::Regex, plan.choice)?
         }
-        explicit => Layout::explicit(explicit, plan.choice),
-    }
-    .map_err(anyhow::Error::msg)
+        Format::Auto => {
+            reader.peek().map_err(read_error)?;
+            let broken = reader.stream_error().map(str::to_owned);
+            let head = reader.peek().map_err(read_error)?;
+            let complete = head.len() < (1 << 18);
+            let name = name.to_owned();
+            format::detect(head, complete, plan.choice).map_err(|why| match why {
+                Undetected::WholeNumbers(largest) => Error::WholeNumbers { name, largest },
+                Undetected::Layout(source) => Error::DetectedLayout { name, source },
+                Undetected::NoFit => {
+                    let first_line = head
+                        .split(|&b| b == b'\n')
+                        .find(|l| !l.trim_ascii().is_empty())
+                        .map(|l| String::from_utf8_lossy(&l[..l.len().min(200)]).into_owned())
+                        .unwrap_or_default();
+                    match (first_line.is_empty(), broken) {
+                        (true, Some(error)) => Error::BrokenBeforeFirstLine { name, error },
+                        (true, None) => Error::NothingToDetect { name },
+                        (false, _) => Error::UnknownFormat { name, first_line },
+                    }
+                }
+            })?
+        }
+        explicit => Layout::explicit(explicit, plan.choice)?,
+    };
+    Ok(layout)
 }
 
 /// Reads the inputs in order on this thread (needed for `--last`).
 fn sequential(
     sources: &[Source],
-    first: LineReader,
+    first: LineReader<'_>,
     layout: &Layout,
     plan: &Plan<'_>,
-) -> anyhow::Result<DataSet> {
+) -> Result<DataSet, Error> {
     let mut set = DataSet::new(plan);
     let mut ring: VecDeque<(usize, u64, Outcome)> = VecDeque::new();
-    let mut line_parser = layout.parser(plan.choice).map_err(anyhow::Error::msg)?;
+    let mut line_parser = layout.parser(plan.choice)?;
     let mut first = Some(first);
     for (index, source) in sources.iter().enumerate() {
         let name = source.name();
         let reader = match first.take() {
             Some(reader) => reader,
-            None => LineReader::open(source)?,
+            None => LineReader::open(source, plan.progress)?,
         };
         let mut crlf = 0u64;
         let mut first_bad: Option<BadLine> = None;
@@ -262,7 +161,10 @@ fn sequential(
                 };
                 sink(line.number, outcome, line.bytes);
             })
-            .with_context(|| format!("cannot read {name}"))?;
+            .map_err(|source| Error::Read {
+                name: name.clone(),
+                source,
+            })?;
         if let Some(number) = cut {
             sink(number, Outcome::Skipped(Reason::CutByStreamEnd), b"");
         }
