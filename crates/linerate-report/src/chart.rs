@@ -14,6 +14,10 @@ use crate::ReportError;
 use crate::format::rate_scale;
 use linerate_store::{Direction, Latency, RunRecord};
 
+mod distribution;
+
+pub use distribution::{DistributionBin, DistributionSeries, distribution};
+
 /// One chart: a name for files (`run-3-throughput`) and its SVG text.
 #[derive(Debug, Clone)]
 pub struct Chart {

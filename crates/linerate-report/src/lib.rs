@@ -4,7 +4,8 @@
 //! `linerate-stats`) and writes the files.
 //!
 //! - [`chart`]: throughput over time, latency histogram + CDF, comparison bars with
-//!   confidence intervals, sweep curves — as SVG, drawn with plotters.
+//!   confidence intervals, sweep curves, response-time distributions (one, or two overlaid)
+//!   — as SVG, drawn with plotters.
 //! - [`png`]: the same charts as PNG (rendered from the SVG by resvg).
 //! - [`html`]: one HTML file with inline SVG and CSS, no scripts, no external resources (a
 //!   Content-Security-Policy forbids every fetch).

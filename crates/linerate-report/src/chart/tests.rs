@@ -141,3 +141,67 @@ fn bars_and_sweeps_draw_their_intervals() -> Result<(), ReportError> {
     assert!(matches!(one, Err(ReportError::NoData(_))));
     Ok(())
 }
+
+/// 100 ms bins up to `bins` × 100 ms, shares from `shares` (the rest overflows).
+fn series(label: &str, shares: &[f64], bins: usize) -> DistributionSeries {
+    #[allow(clippy::cast_precision_loss)]
+    let bins: Vec<DistributionBin> = (0..bins)
+        .map(|i| DistributionBin {
+            from_s: i as f64 * 0.1,
+            to_s: (i + 1) as f64 * 0.1,
+            share: shares.get(i).copied().unwrap_or(0.0),
+        })
+        .collect();
+    let drawn: f64 = bins.iter().map(|b| b.share).sum();
+    DistributionSeries {
+        label: label.into(),
+        bin_s: 0.1,
+        bins,
+        overflow_share: (1.0 - drawn).max(0.0),
+    }
+}
+
+/// Counts the bars: rectangles in the bars' translucent colour (the background and the
+/// legend box are drawn otherwise).
+fn bars_in(svg: &str) -> usize {
+    svg.lines()
+        .filter(|l| l.starts_with("<rect") && l.contains(r#"opacity="0.8""#))
+        .count()
+}
+
+#[test]
+fn one_distribution_has_no_legend_and_states_its_overflow() -> Result<(), ReportError> {
+    let one = series("", &[0.5, 0.25, 0.0, 0.15], 4);
+    let chart = distribution(std::slice::from_ref(&one), "dist", "Response times")?;
+    assert!(chart.svg.contains("Cumulative share (CDF)"));
+    assert!(chart.svg.contains("requests at or below (%)"));
+    assert!(
+        chart.svg.contains("above 0.4 s: 10.00 % (not drawn)"),
+        "the 10 % beyond the last bin is stated"
+    );
+    assert_eq!((chart.width, chart.height), (900, 700));
+    let full = series("", &[0.5, 0.5], 2);
+    let chart = distribution(&[full], "dist", "Response times")?;
+    assert!(!chart.svg.contains("not drawn"));
+    // three non-empty bins of the first chart against two here: empty bins draw no bar
+    let first = distribution(&[one], "dist", "Response times")?;
+    assert_eq!(bars_in(&first.svg) - bars_in(&chart.svg), 1);
+    Ok(())
+}
+
+#[test]
+fn two_distributions_overlay_with_a_legend_each() -> Result<(), ReportError> {
+    let before = series("BEFORE", &[0.3, 0.3, 0.4], 3);
+    let after = series("AFTER", &[0.7, 0.2, 0.05], 3);
+    let chart = distribution(&[before, after], "cmp", "Response times")?;
+    // a legend entry in each panel
+    assert_eq!(chart.svg.matches("\nBEFORE\n").count(), 2);
+    assert_eq!(chart.svg.matches("\nAFTER\n").count(), 2);
+    assert!(chart.svg.contains("AFTER 5.00 %"), "only AFTER overflows");
+    assert!(!chart.svg.contains("BEFORE 0.00 %"));
+    assert!(matches!(
+        distribution(&[], "cmp", "Response times"),
+        Err(ReportError::NoData(_))
+    ));
+    Ok(())
+}

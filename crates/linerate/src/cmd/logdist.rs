@@ -1,32 +1,25 @@
 //! `linerate logdist`: response-time distributions from web-server access logs, the way
 //! calomel's Perl script drew them ("71 % of objects under 100 ms before, 95 % after"), with
 //! percentiles, reasons for every skipped line, and an honest before/after comparison.
+//!
+//! The arguments and the glue: the engine (formats, parsing, filters, reading, histograms,
+//! the comparison) is `linerate-logdist`; this module turns flags into its [`Plan`], shows its
+//! progress ([`progress`]), prints its results ([`render`] or JSON) and writes the charts
+//! ([`plot`], drawn by `linerate-report`).
 
-mod access;
-mod analyze;
-mod clock;
-mod filter;
-mod format;
-mod input;
-mod json;
-mod parallel;
-mod parse;
 mod plot;
 mod progress;
 mod render;
-mod report;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
+use linerate_logdist::{
+    Comparison, DataSet, FieldChoice, Filters, Format, Plan, Report, Source, Summary, clock, filter,
+};
 use linerate_units::Duration;
 
-use self::analyze::{DataSet, Plan};
-use self::filter::Filters;
-use self::format::{FieldChoice, Format};
-use self::input::Source;
-use self::report::{Comparison, Report, Summary};
 use crate::output;
 
 /// Arguments of `linerate logdist` (boxed: the options are many, and the `Command` enum
@@ -51,7 +44,7 @@ pub struct Options {
 
     /// Log format
     #[arg(long, value_enum, default_value = "auto")]
-    pub format: Format,
+    pub format: FormatArg,
 
     /// The time field: nginx request_time (default) or upstream_response_time; for JSON a
     /// dotted path (default request_time)
@@ -150,6 +143,36 @@ test (asymptotic Kolmogorov distribution with Stephens' small-sample correction)
 whole distributions, so a shorter tail or a larger share under the threshold counts even when \
 the median does not move. \"No difference proven\" means p >= 1 - confidence.";
 
+/// `--format`: the engine's [`Format`], with the help text of each value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FormatArg {
+    /// Detect from the first lines (nginx, apache-us or json).
+    Auto,
+    /// nginx `combined` (or `common`) + `$request_time [$upstream_response_time]`, seconds.
+    Nginx,
+    /// Apache `combined`/`common` + `%D`, microseconds.
+    ApacheUs,
+    /// Apache `combined`/`common` + `%T`, whole seconds.
+    ApacheS,
+    /// JSON lines; the time at `--field` (default `request_time`), in `--unit`.
+    Json,
+    /// A `--regex` with a named group `time` (in `--unit`).
+    Regex,
+}
+
+impl From<FormatArg> for Format {
+    fn from(arg: FormatArg) -> Self {
+        match arg {
+            FormatArg::Auto => Self::Auto,
+            FormatArg::Nginx => Self::Nginx,
+            FormatArg::ApacheUs => Self::ApacheUs,
+            FormatArg::ApacheS => Self::ApacheS,
+            FormatArg::Json => Self::Json,
+            FormatArg::Regex => Self::Regex,
+        }
+    }
+}
+
 fn parse_unit(s: &str) -> Result<u64, String> {
     match s {
         "s" => Ok(1_000_000_000),
@@ -184,16 +207,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             args.confidence
         );
     }
-    if args.regex.is_some() && !matches!(args.format, Format::Auto | Format::Regex) {
+    let format = Format::from(args.format);
+    if args.regex.is_some() && !matches!(format, Format::Auto | Format::Regex) {
         bail!(
             "--regex goes with --format regex (or auto), not {}",
-            args.format.name()
+            format.name()
         );
     }
     let path = args
         .path_regex
         .as_deref()
-        .map(regex::bytes::Regex::new)
+        .map(filter::path_regex)
         .transpose()
         .context("--path-regex")?;
     let filters = Filters {
@@ -211,8 +235,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         unit_ns: args.unit,
         regex: args.regex.clone(),
     };
+    let progress = progress::Bars::on_terminal();
     let plan = Plan {
-        format: args.format,
+        format,
         choice: &choice,
         filters: &filters,
         exact: args.exact,
@@ -225,6 +250,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Some(n) => n.min(64),
             None => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
         },
+        progress: &progress,
     };
 
     match &args.compare {
@@ -273,53 +299,5 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// Reads one data set; fails only when no line gives a time.
 fn read_set(files: &[PathBuf], plan: &Plan<'_>) -> anyhow::Result<DataSet> {
     let sources: Vec<Source> = files.iter().map(|f| Source::from_arg(f)).collect();
-    if sources.iter().filter(|s| **s == Source::Stdin).count() > 1 {
-        bail!("stdin (-) can be read only once");
-    }
-    let set = analyze::analyze(&sources, plan)?;
-    if set.distribution.count() > 0 {
-        return Ok(set);
-    }
-    let names: Vec<String> = sources.iter().map(Source::name).collect();
-    let names = names.join(", ");
-    let broken: Vec<String> = set
-        .inputs
-        .iter()
-        .filter_map(|i| {
-            let err = i.end.stream_error.as_ref()?;
-            Some(format!(
-                "{}: the gzip stream broke after {} lines: {err}",
-                i.name, i.end.lines
-            ))
-        })
-        .collect();
-    if !broken.is_empty() && set.lines <= broken.len() as u64 {
-        bail!("{}", broken.join("; "));
-    }
-    if set.lines == 0 {
-        bail!("{names}: no lines to read");
-    }
-    if set.filtered > 0 && set.skipped_total() < set.lines {
-        bail!(
-            "{names}: no line passed the filters ({} parsed, all filtered out)",
-            set.filtered
-        );
-    }
-    match &set.first_bad {
-        Some(bad) => {
-            let name = set
-                .inputs
-                .get(bad.input)
-                .map_or(names.as_str(), |i| i.name.as_str());
-            bail!(
-                "{name}: no line gives a response time ({} lines skipped); the first bad line, \
-                 {name}:{}, is {}: {:?}",
-                set.skipped_total(),
-                bad.line,
-                bad.reason.describe(),
-                bad.text
-            )
-        }
-        None => bail!("{names}: no line gives a response time"),
-    }
+    Ok(linerate_logdist::read(&sources, plan)?)
 }

@@ -1,226 +1,195 @@
-//! Progress of a long read on a terminal: `access.log: 1.2 GB of 5 GB (24 %)` on stderr,
-//! redrawn in place a few times a second and erased when the file is read. Nothing is shown
-//! when stderr is not a terminal, nor for a read that ends within the first half second (so
-//! ordinary logs and every pipe stay quiet).
+//! The engine's read progress drawn with indicatif on a terminal's stderr, one file after
+//! another (`access.log: ████▌      1.20 GB of 5.00 GB (24 %), 9s left`), erased when the
+//! file is read. Nothing is drawn when stderr is not a terminal, nor for a file read within
+//! its first half second (ordinary logs and every pipe stay quiet).
 
-use std::io::{self, IsTerminal, Read, Write};
+use std::io::{self, IsTerminal, Write};
+use std::path::Path;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// How long a read runs before progress appears.
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
+use linerate_logdist::Progress;
+
+/// How long a file's read runs before its progress appears.
 const QUIET_FOR: Duration = Duration::from_millis(500);
-/// How often the line is redrawn.
-const EVERY: Duration = Duration::from_millis(200);
+/// Redraws per second.
+const REDRAWS: u8 = 5;
+/// The longest file name shown (its end is kept).
+const NAME: usize = 24;
 
-/// One SI unit for both numbers of a line, chosen by the larger.
-fn si_unit(bytes: u64) -> (f64, &'static str) {
-    match bytes {
-        0..1_000_000 => (1e3, "kB"),
-        1_000_000..1_000_000_000 => (1e6, "MB"),
-        _ => (1e9, "GB"),
-    }
-}
-
-/// A reader that reports how much of its input it has read.
-pub struct Progress<R> {
-    inner: R,
-    name: String,
-    total: Option<u64>,
-    read: u64,
-    next_draw: Instant,
+/// The file being read: its bar counts from the start, hidden during the quiet time, so the
+/// rate and the time left are right when it appears.
+struct Reading {
+    bar: ProgressBar,
+    started: Instant,
     shown: bool,
-    out: Option<Box<dyn Write>>,
 }
 
-impl<R: Read> Progress<R> {
-    /// Reports on stderr when it is a terminal; `total` is the input's size when known.
-    pub fn on_terminal(inner: R, name: String, total: Option<u64>) -> Self {
-        let out: Option<Box<dyn Write>> = if io::stderr().is_terminal() {
-            Some(Box::new(io::stderr()))
-        } else {
-            None
-        };
-        Self::new(inner, name, total, out, QUIET_FOR)
-    }
+/// Draws one bar per file read, on stderr when it is a terminal.
+pub struct Bars {
+    terminal: bool,
+    reading: Mutex<Option<Reading>>,
 }
 
-impl<R> Progress<R> {
-    fn new(
-        inner: R,
-        name: String,
-        total: Option<u64>,
-        out: Option<Box<dyn Write>>,
-        quiet_for: Duration,
-    ) -> Self {
+impl Bars {
+    /// Draws when stderr is a terminal; otherwise every call does nothing.
+    pub fn on_terminal() -> Self {
         Self {
-            inner,
-            name,
-            total,
-            read: 0,
-            next_draw: Instant::now() + quiet_for,
-            shown: false,
-            out,
-        }
-    }
-
-    fn line(&self) -> String {
-        match self.total {
-            Some(total) if total > 0 => {
-                let (div, unit) = si_unit(total);
-                format!(
-                    "{}: {:.1} of {:.1} {unit} ({:.0} %)",
-                    self.name,
-                    self.read as f64 / div,
-                    total as f64 / div,
-                    self.read as f64 * 100.0 / total as f64
-                )
-            }
-            _ => {
-                let (div, unit) = si_unit(self.read);
-                format!("{}: {:.1} {unit} read", self.name, self.read as f64 / div)
-            }
-        }
-    }
-
-    /// Progress output is best effort: a failing stderr must not fail the read.
-    fn draw(&mut self) {
-        let text = self.line();
-        if let Some(out) = self.out.as_mut() {
-            let _ = write!(out, "\r\x1b[K{text}");
-            let _ = out.flush();
-            self.shown = true;
-        }
-    }
-
-    fn erase(&mut self) {
-        if self.shown {
-            if let Some(out) = self.out.as_mut() {
-                let _ = write!(out, "\r\x1b[K");
-                let _ = out.flush();
-            }
-            self.shown = false;
+            terminal: io::stderr().is_terminal(),
+            reading: Mutex::new(None),
         }
     }
 }
 
-impl<R: Read> Read for Progress<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.read += n as u64;
-        if self.out.is_none() {
-            return Ok(n);
+/// The file name without its folders, at most [`NAME`] characters (`…` and its end).
+fn short_name(name: &str) -> String {
+    let base = Path::new(name)
+        .file_name()
+        .map_or_else(|| name.to_owned(), |n| n.to_string_lossy().into_owned());
+    let chars = base.chars().count();
+    if chars <= NAME {
+        return base;
+    }
+    let tail: String = base.chars().skip(chars - (NAME - 1)).collect();
+    format!("…{tail}")
+}
+
+/// A hidden bar for one file; `total` gives a bar with a share and the time left, an unknown
+/// size (a FIFO) the bytes read and the rate.
+fn hidden_bar(name: &str, total: Option<u64>) -> ProgressBar {
+    let (bar, template) = match total {
+        Some(total) if total > 0 => (
+            ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden()),
+            "{prefix}: {wide_bar} {decimal_bytes} of {decimal_total_bytes} ({percent} %), \
+             {eta} left",
+        ),
+        _ => (
+            ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden()),
+            "{prefix}: {decimal_bytes} read, {decimal_bytes_per_sec}",
+        ),
+    };
+    if let Ok(style) = ProgressStyle::with_template(template) {
+        bar.set_style(style.progress_chars("█▉▊▋▌▍▎▏ "));
+    }
+    bar.set_prefix(short_name(name));
+    bar
+}
+
+impl Progress for Bars {
+    fn start(&self, name: &str, total: Option<u64>) {
+        if !self.terminal {
+            return;
         }
+        if let Ok(mut reading) = self.reading.lock() {
+            *reading = Some(Reading {
+                bar: hidden_bar(name, total),
+                started: Instant::now(),
+                shown: false,
+            });
+        }
+    }
+
+    fn advance(&self, read: u64) {
+        let Ok(mut reading) = self.reading.lock() else {
+            return;
+        };
+        let Some(r) = reading.as_mut() else { return };
+        r.bar.set_position(read);
+        if !r.shown && r.started.elapsed() >= QUIET_FOR {
+            r.shown = true;
+            r.bar.set_draw_target(ProgressDrawTarget::term_like_with_hz(
+                Box::new(Stderr),
+                REDRAWS,
+            ));
+            r.bar.tick();
+        }
+    }
+
+    fn finish(&self) {
+        if let Ok(mut reading) = self.reading.lock() {
+            if let Some(r) = reading.take() {
+                r.bar.finish_and_clear();
+            }
+        }
+    }
+}
+
+/// Standard error as indicatif's terminal. Not console's `Term`: a line is cleared with
+/// `\r` + ANSI "erase to end of line" (`ESC [K`), as linerate's reports have always expected
+/// of their progress line, and the width comes from the terminal itself (80 when unknown,
+/// as in a pseudo-terminal nobody sized).
+#[derive(Debug)]
+struct Stderr;
+
+impl Stderr {
+    /// Progress is best effort: a failing stderr must not fail the read.
+    fn put(text: &str) -> io::Result<()> {
+        let _ = io::stderr().lock().write_all(text.as_bytes());
+        Ok(())
+    }
+
+    fn cursor(n: usize, direction: char) -> io::Result<()> {
         if n == 0 {
-            self.erase();
-        } else {
-            let now = Instant::now();
-            if now >= self.next_draw {
-                self.next_draw = now + EVERY;
-                self.draw();
-            }
+            return Ok(());
         }
-        Ok(n)
+        Self::put(&format!("\x1b[{n}{direction}"))
     }
 }
 
-impl<R> Drop for Progress<R> {
-    fn drop(&mut self) {
-        // An error or an early stop leaves no half-drawn line behind.
-        self.erase();
+impl TermLike for Stderr {
+    fn width(&self) -> u16 {
+        match rustix::termios::tcgetwinsize(io::stderr()) {
+            Ok(size) if size.ws_col > 0 => size.ws_col,
+            _ => 80,
+        }
+    }
+
+    fn move_cursor_up(&self, n: usize) -> io::Result<()> {
+        Self::cursor(n, 'A')
+    }
+
+    fn move_cursor_down(&self, n: usize) -> io::Result<()> {
+        Self::cursor(n, 'B')
+    }
+
+    fn move_cursor_right(&self, n: usize) -> io::Result<()> {
+        Self::cursor(n, 'C')
+    }
+
+    fn move_cursor_left(&self, n: usize) -> io::Result<()> {
+        Self::cursor(n, 'D')
+    }
+
+    fn write_line(&self, s: &str) -> io::Result<()> {
+        Self::put(&format!("{s}\n"))
+    }
+
+    fn write_str(&self, s: &str) -> io::Result<()> {
+        Self::put(s)
+    }
+
+    fn clear_line(&self) -> io::Result<()> {
+        Self::put("\r\x1b[K")
+    }
+
+    fn flush(&self) -> io::Result<()> {
+        let _ = io::stderr().flush();
+        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::sync::{Arc, Mutex};
-
     use super::*;
 
-    /// A shared buffer standing in for the terminal.
-    #[derive(Clone, Default)]
-    struct Screen(Arc<Mutex<Vec<u8>>>);
-
-    impl Write for Screen {
-        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            self.0
-                .lock()
-                .map_err(|_| io::ErrorKind::Other)?
-                .extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
-
-    impl Screen {
-        fn text(&self) -> String {
-            let bytes = self.0.lock().map(|b| b.clone()).unwrap_or_default();
-            String::from_utf8_lossy(&bytes).into_owned()
-        }
-    }
-
-    fn read_all(reader: &mut impl Read) -> u64 {
-        let mut buf = [0u8; 1000];
-        let mut total = 0;
-        while let Ok(n) = reader.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            total += n as u64;
-        }
-        total
-    }
-
     #[test]
-    fn draws_the_share_read_and_erases_it_at_the_end() {
-        let screen = Screen::default();
-        let data = vec![b'x'; 4000];
-        let mut p = Progress::new(
-            &data[..],
-            "big.log".into(),
-            Some(4000),
-            Some(Box::new(screen.clone())),
-            Duration::ZERO,
-        );
-        assert_eq!(read_all(&mut p), 4000);
-        let text = screen.text();
-        assert!(
-            text.starts_with("\r\x1b[Kbig.log: 1.0 of 4.0 kB (25 %)"),
-            "{text:?}"
-        );
-        assert!(text.ends_with("\r\x1b[K"), "{text:?}");
-    }
-
-    #[test]
-    fn a_quick_read_shows_nothing() {
-        let screen = Screen::default();
-        let data = vec![b'x'; 4000];
-        let mut p = Progress::new(
-            &data[..],
-            "small.log".into(),
-            Some(4000),
-            Some(Box::new(screen.clone())),
-            Duration::from_secs(3600),
-        );
-        read_all(&mut p);
-        drop(p);
-        assert_eq!(screen.text(), "");
-    }
-
-    #[test]
-    fn an_interrupted_read_erases_its_line() {
-        let screen = Screen::default();
-        let data = vec![b'x'; 4000];
-        let mut p = Progress::new(
-            &data[..],
-            "-".into(),
-            None,
-            Some(Box::new(screen.clone())),
-            Duration::ZERO,
-        );
-        let mut buf = [0u8; 1000];
-        assert_eq!(p.read(&mut buf).ok(), Some(1000));
-        drop(p);
-        assert_eq!(screen.text(), "\r\x1b[K-: 1.0 kB read\r\x1b[K");
+    fn names_are_shortened_from_the_left() {
+        assert_eq!(short_name("/var/log/nginx/access.log"), "access.log");
+        assert_eq!(short_name("slow.log"), "slow.log");
+        let long = "/x/a-very-long-access-log-name-2026-10-10.log.gz";
+        let short = short_name(long);
+        assert_eq!(short.chars().count(), NAME);
+        assert_eq!(short, "…-name-2026-10-10.log.gz");
     }
 }

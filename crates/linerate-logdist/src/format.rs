@@ -1,11 +1,12 @@
 //! Log formats, their defaults, and `--format auto` detection from the first lines.
 
-use super::access::{self, Column};
-use super::json::JsonFields;
-use super::parse::{LineParser, RegexFields};
+use crate::access::{self, Column};
+use crate::error::LayoutError;
+use crate::json::JsonFields;
+use crate::parse::{LineParser, RegexFields};
 
 /// A log format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Format {
     /// Detect from the first lines (nginx, apache-us or json).
@@ -62,16 +63,15 @@ pub struct FieldChoice {
 
 impl Layout {
     /// The layout for an explicit format.
-    pub fn explicit(format: Format, choice: &FieldChoice) -> Result<Self, String> {
+    pub fn explicit(format: Format, choice: &FieldChoice) -> Result<Self, LayoutError> {
         let (field, unit_ns) = match format {
-            Format::Auto => return Err("auto is resolved by detection".to_owned()),
+            Format::Auto => return Err(LayoutError::Unresolved),
             Format::Nginx => {
                 let field = choice.field.as_deref().unwrap_or("request_time");
                 if !matches!(field, "request_time" | "upstream_response_time") {
-                    return Err(format!(
-                        "--field {field:?}: an nginx log has request_time (the first appended \
-                         field) or upstream_response_time (the second); use --regex for others"
-                    ));
+                    return Err(LayoutError::NginxField {
+                        field: field.to_owned(),
+                    });
                 }
                 (field.to_owned(), 1_000_000_000)
             }
@@ -95,7 +95,7 @@ impl Layout {
     }
 
     /// Builds the line parser.
-    pub fn parser(&self, choice: &FieldChoice) -> Result<LineParser, String> {
+    pub(crate) fn parser(&self, choice: &FieldChoice) -> Result<LineParser, LayoutError> {
         Ok(match self.format {
             Format::Nginx | Format::ApacheUs | Format::ApacheS => LineParser::Access {
                 column: if self.field == "upstream_response_time" {
@@ -107,24 +107,35 @@ impl Layout {
             },
             Format::Json => LineParser::Json(JsonFields::new(&self.field, self.unit_ns)),
             Format::Regex => {
-                let pattern = choice
-                    .regex
-                    .as_deref()
-                    .ok_or("--format regex needs --regex PATTERN")?;
+                let pattern = choice.regex.as_deref().ok_or(LayoutError::RegexMissing)?;
                 LineParser::Regex(Box::new(RegexFields::new(pattern, self.unit_ns)?))
             }
-            Format::Auto => return Err("auto is resolved by detection".to_owned()),
+            Format::Auto => return Err(LayoutError::Unresolved),
         })
     }
+}
+
+/// Why `--format auto` chose nothing.
+#[derive(Debug)]
+pub(crate) enum Undetected {
+    /// No format reads a quarter of the first lines.
+    NoFit,
+    /// Appended whole numbers, none above this: seconds or microseconds?
+    WholeNumbers(u64),
+    /// The format found does not fit the field choice.
+    Layout(LayoutError),
 }
 
 /// Detects the format from the start of a file: the format that reads most of the first 100
 /// non-empty lines wins if it reads at least a quarter of them (a log with some broken or
 /// foreign lines is still detected; the rest are counted as skipped). Decimal times mean
 /// nginx (seconds), integers Apache `%D` (microseconds). Integers all at or below 60 could as
-/// well be `%T` (seconds): that is refused as ambiguous rather than guessed. Returns
-/// `Err(None)` when nothing fits, `Err(Some(why))` when the choice is ambiguous.
-pub fn detect(head: &[u8], complete: bool, choice: &FieldChoice) -> Result<Layout, Option<String>> {
+/// well be `%T` (seconds): that is refused as ambiguous rather than guessed.
+pub(crate) fn detect(
+    head: &[u8],
+    complete: bool,
+    choice: &FieldChoice,
+) -> Result<Layout, Undetected> {
     let mut lines: Vec<&[u8]> = head
         .split(|&b| b == b'\n')
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
@@ -138,7 +149,7 @@ pub fn detect(head: &[u8], complete: bool, choice: &FieldChoice) -> Result<Layou
         .take(100)
         .collect();
     if lines.is_empty() {
-        return Err(None);
+        return Err(Undetected::NoFit);
     }
     let json = JsonFields::new(choice.field.as_deref().unwrap_or("request_time"), 1);
     let json_hits = lines.iter().filter(|l| json.fits(l)).count();
@@ -158,21 +169,18 @@ pub fn detect(head: &[u8], complete: bool, choice: &FieldChoice) -> Result<Layou
     }
     let best = json_hits.max(decimal + integer);
     if best * 4 < lines.len() || best == 0 {
-        return Err(None);
+        return Err(Undetected::NoFit);
     }
     let format = if json_hits >= decimal + integer {
         Format::Json
     } else if decimal >= integer {
         Format::Nginx
     } else if largest <= 60 {
-        return Err(Some(format!(
-            "the appended times are whole numbers up to {largest}: Apache %T (seconds) or %D \
-             (microseconds)? Say --format apache-s or --format apache-us"
-        )));
+        return Err(Undetected::WholeNumbers(largest));
     } else {
         Format::ApacheUs
     };
-    let mut layout = Layout::explicit(format, choice).map_err(Some)?;
+    let mut layout = Layout::explicit(format, choice).map_err(Undetected::Layout)?;
     layout.detected = true;
     Ok(layout)
 }
@@ -201,18 +209,15 @@ mod tests {
         assert_eq!(detect(b"hello\nworld\n"), None);
         assert_eq!(detect(b""), None);
         // a cut last line is not judged
-        assert_eq!(
-            super::detect(&nginx[..nginx.len() - 3], false, &choice()).map(|l| l.format),
-            Err(None)
-        );
+        assert!(matches!(
+            super::detect(&nginx[..nginx.len() - 3], false, &choice()),
+            Err(Undetected::NoFit)
+        ));
         // whole seconds or microseconds? refused, not guessed
         let seconds =
             b"1.2.3.4 - - [10/Oct/2026:13:55:36 +0000] \"GET / HTTP/1.1\" 200 5 \"-\" \"ua\" 2\n";
         let err = super::detect(seconds, true, &choice()).map(|l| l.format);
-        assert!(
-            matches!(&err, Err(Some(msg)) if msg.contains("apache-s")),
-            "{err:?}"
-        );
+        assert!(matches!(err, Err(Undetected::WholeNumbers(2))), "{err:?}");
     }
 
     #[test]

@@ -6,12 +6,13 @@
 use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
 use std::sync::{Arc, Mutex};
 
-use anyhow::{Context, anyhow};
-
-use super::analyze::{BadLine, DataSet, FIRST_LINES, InputInfo, Plan};
-use super::format::Layout;
-use super::input::{Chunk, LineReader, MAX_LINE, ReadEnd, Source};
-use super::parse::{LineParser, Outcome, Reason};
+use crate::dataset::{BadLine, DataSet, FIRST_LINES, InputInfo, Plan};
+use crate::error::Error;
+use crate::format::Layout;
+use crate::input::{Chunk, LineReader, MAX_LINE, ReadEnd, Source};
+use crate::parse::LineParser;
+use crate::progress::Progress;
+use crate::reason::{Outcome, Reason};
 
 /// One chunk of work.
 struct Work {
@@ -110,23 +111,27 @@ fn worker(
 /// Reads every input, handing chunks to the workers; returns how each input ended.
 fn feed(
     sources: &[Source],
-    first: LineReader,
+    first: LineReader<'_>,
+    progress: &dyn Progress,
     queue: &SyncSender<Work>,
     free: &Receiver<Vec<u8>>,
-) -> anyhow::Result<Vec<(ReadEnd, bool)>> {
+) -> Result<Vec<(ReadEnd, bool)>, Error> {
     let mut ends = Vec::new();
     let mut first = Some(first);
     let mut seq = 0;
     for (input, source) in sources.iter().enumerate() {
         let mut reader = match first.take() {
             Some(reader) => reader,
-            None => LineReader::open(source)?,
+            None => LineReader::open(source, progress)?,
         };
         loop {
             let mut data = free.try_recv().unwrap_or_default();
             let chunk = reader
                 .next_chunk(&mut data)
-                .with_context(|| format!("cannot read {}", source.name()))?;
+                .map_err(|source_error| Error::Read {
+                    name: source.name(),
+                    source: source_error,
+                })?;
             let long_line = match chunk {
                 Chunk::Lines => false,
                 Chunk::LongLine => true,
@@ -148,7 +153,7 @@ fn feed(
             };
             seq += 1;
             if queue.send(work).is_err() {
-                return Err(anyhow!("a parsing thread stopped early"));
+                return Err(Error::WorkerStopped);
             }
         }
     }
@@ -158,14 +163,13 @@ fn feed(
 /// Reads the inputs with `plan.threads` parsing threads.
 pub fn analyze(
     sources: &[Source],
-    first: LineReader,
+    first: LineReader<'_>,
     layout: &Layout,
     plan: &Plan<'_>,
-) -> anyhow::Result<DataSet> {
+) -> Result<DataSet, Error> {
     let parsers = (0..plan.threads)
         .map(|_| layout.parser(plan.choice))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(anyhow::Error::msg)?;
+        .collect::<Result<Vec<_>, _>>()?;
     let (queue_tx, queue_rx) = sync_channel::<Work>(plan.threads * 2);
     let queue_rx = Arc::new(Mutex::new(queue_rx));
     let (free_tx, free_rx) = channel::<Vec<u8>>();
@@ -178,7 +182,7 @@ pub fn analyze(
                 scope.spawn(move || worker(&queue, &free, parser, plan))
             })
             .collect();
-        let fed = feed(sources, first, &queue_tx, &free_rx);
+        let fed = feed(sources, first, plan.progress, &queue_tx, &free_rx);
         drop(queue_tx); // lets the workers finish
         let results: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
         (fed, results)
@@ -188,7 +192,7 @@ pub fn analyze(
     let mut set = DataSet::new(plan);
     let mut reports = Vec::new();
     for result in results {
-        let (part, mut part_reports) = result.map_err(|_| anyhow!("a parsing thread failed"))?;
+        let (part, mut part_reports) = result.map_err(|_| Error::WorkerFailed)?;
         set.distribution.merge(&part.distribution);
         set.bins.merge(&part.bins);
         set.under_threshold += part.under_threshold;

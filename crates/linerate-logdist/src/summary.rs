@@ -1,24 +1,19 @@
-//! The results as data: what `--json` prints (schemas `linerate.logdist/1` and
-//! `linerate.logdist.compare/1`) and what the text, SVG and PNG renderers draw. Times are in
-//! seconds (floats); shares are fractions in `[0, 1]`.
+//! One data set's results as data: what `--json` prints (schema `linerate.logdist/1`) and
+//! what the text and chart renderers draw. Times are in seconds (floats); shares are
+//! fractions in `[0, 1]`.
 
 use linerate_stats::distribution::Distribution;
-use linerate_stats::ks::{self, KsTest};
 use serde::Serialize;
 
-use super::analyze::DataSet;
-use super::format::Layout;
+use crate::dataset::DataSet;
+use crate::format::Layout;
+use crate::reason::Reason;
 
 /// The percentiles reported, in percent.
 pub const PERCENTILES: [f64; 6] = [50.0, 90.0, 95.0, 99.0, 99.9, 100.0];
 
-/// Why the comparison uses Kolmogorov–Smirnov.
-pub const WHY_KS: &str = "Kolmogorov-Smirnov compares the whole distributions (the largest gap \
-between the two cumulative curves), so it sees a shorter tail or a larger share under a \
-threshold even when the median does not move; Mann-Whitney only tests a shift in location. It \
-runs on the streamed histograms without keeping the samples.";
-
-fn secs(ns: u64) -> f64 {
+/// Nanoseconds as seconds.
+pub(crate) fn secs(ns: u64) -> f64 {
     ns as f64 / 1e9
 }
 
@@ -42,7 +37,7 @@ pub struct InputReport {
 #[derive(Debug, Serialize)]
 pub struct SkipReport {
     /// Machine name.
-    pub reason: super::parse::Reason,
+    pub reason: Reason,
     /// Human description.
     pub description: &'static str,
     /// Lines.
@@ -227,135 +222,4 @@ pub struct Report {
     /// The distribution.
     #[serde(flatten)]
     pub summary: Summary,
-}
-
-/// One percentile's move.
-#[derive(Debug, Serialize)]
-pub struct Shift {
-    /// In percent.
-    pub percentile: f64,
-    /// Before.
-    pub before_s: f64,
-    /// After.
-    pub after_s: f64,
-    /// After minus before.
-    pub shift_s: f64,
-    /// Relative to before, in percent (`null` when before is 0).
-    pub shift_percent: Option<f64>,
-}
-
-/// The test's outcome.
-#[derive(Debug, Serialize)]
-pub struct TestReport {
-    /// `two-sample Kolmogorov-Smirnov`.
-    pub name: &'static str,
-    /// Why this test.
-    pub why: &'static str,
-    /// The statistics.
-    #[serde(flatten)]
-    pub ks: KsTest,
-    /// Where the largest gap is, in seconds.
-    pub at_s: f64,
-    /// Significance level (1 - confidence).
-    pub alpha: f64,
-    /// Whether `p < alpha`.
-    pub differs: bool,
-    /// One sentence.
-    pub verdict: String,
-}
-
-/// `linerate logdist --compare BEFORE AFTER --json`.
-#[derive(Debug, Serialize)]
-pub struct Comparison {
-    /// `linerate.logdist.compare/1`.
-    pub schema: &'static str,
-    /// The first data set.
-    pub before: Summary,
-    /// The second.
-    pub after: Summary,
-    /// Each percentile's move.
-    pub shifts: Vec<Shift>,
-    /// Mean's move.
-    pub mean_shift_s: f64,
-    /// The threshold.
-    pub threshold_s: f64,
-    /// Share under it before.
-    pub share_before: f64,
-    /// Share under it after.
-    pub share_after: f64,
-    /// The test (absent when a side has no samples).
-    pub test: Option<TestReport>,
-}
-
-impl Comparison {
-    /// Compares two data sets at confidence `1 - alpha`.
-    pub fn new(before: &DataSet, after: &DataSet, alpha: f64) -> Self {
-        let (b, a) = (Summary::new(before), Summary::new(after));
-        let shifts = b
-            .percentiles
-            .iter()
-            .zip(&a.percentiles)
-            .map(|(pb, pa)| Shift {
-                percentile: pb.percentile,
-                before_s: pb.seconds,
-                after_s: pa.seconds,
-                shift_s: pa.seconds - pb.seconds,
-                shift_percent: (pb.seconds > 0.0)
-                    .then(|| (pa.seconds - pb.seconds) / pb.seconds * 100.0),
-            })
-            .collect();
-        let test = ks::two_sample(
-            before.distribution.comparable_steps(),
-            after.distribution.comparable_steps(),
-        )
-        .map(|t| {
-            let differs = t.differs(alpha);
-            let confidence = format_confidence(alpha);
-            let verdict = if differs {
-                let faster = if t.signed_gap > 0.0 {
-                    "faster"
-                } else {
-                    "slower"
-                };
-                format!(
-                    "the distributions differ at {confidence} confidence: AFTER is {faster} \
-                     (largest gap {:.2} points of the cumulative share, at {})",
-                    t.d * 100.0,
-                    super::render::time(t.at)
-                )
-            } else {
-                format!("no difference proven at {confidence} confidence")
-            };
-            TestReport {
-                name: "two-sample Kolmogorov-Smirnov",
-                why: WHY_KS,
-                ks: t,
-                at_s: secs(t.at),
-                alpha,
-                differs,
-                verdict,
-            }
-        });
-        Self {
-            schema: "linerate.logdist.compare/1",
-            mean_shift_s: a.mean_s - b.mean_s,
-            threshold_s: b.threshold_s,
-            share_before: b.under_threshold_share,
-            share_after: a.under_threshold_share,
-            shifts,
-            before: b,
-            after: a,
-            test,
-        }
-    }
-}
-
-/// `0.05` → `95 %`.
-pub fn format_confidence(alpha: f64) -> String {
-    let c = (1.0 - alpha) * 100.0;
-    if (c - c.round()).abs() < 1e-9 {
-        format!("{c:.0} %")
-    } else {
-        format!("{c} %")
-    }
 }

@@ -13,7 +13,8 @@
 
 use memchr::memchr;
 
-use super::parse::{Reason, parse_decimal};
+use crate::decimal::parse_decimal;
+use crate::reason::Reason;
 
 /// Which appended field is the response time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,8 +14,9 @@ use std::io::Write;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 
-use super::filter::Filters;
-use super::parse::{Outcome, Reason, parse_decimal};
+use crate::decimal::parse_decimal;
+use crate::filter::Filters;
+use crate::reason::{Outcome, Reason};
 
 const METHOD_KEYS: [&str; 2] = ["request_method", "method"];
 const PATH_KEYS: [&str; 4] = ["request_uri", "uri", "path", "url"];
@@ -401,7 +402,7 @@ mod tests {
     fn filters_see_status_method_path_and_time() {
         let f = JsonFields::new("rt", 1_000_000_000);
         let filters = Filters {
-            statuses: vec![super::super::filter::StatusMatch::Class(2)],
+            statuses: vec![crate::filter::StatusMatch::Class(2)],
             methods: vec![b"GET".to_vec()],
             since: Some(1_791_640_536_000),
             ..Filters::default()

@@ -3,8 +3,8 @@
 
 use regex::bytes::Regex;
 
-use super::clock;
-use super::parse::Reason;
+use crate::clock;
+use crate::reason::Reason;
 
 /// One `--status` item: a code (`200`) or a class (`2xx`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +22,11 @@ impl StatusMatch {
             Self::Class(c) => status / 100 == c,
         }
     }
+}
+
+/// Compiles a `--path-regex` (over the raw bytes of the path, as logs may hold any bytes).
+pub fn path_regex(pattern: &str) -> Result<Regex, regex::Error> {
+    Regex::new(pattern)
 }
 
 /// Parses `200`, `2xx` or a comma-separated list of them.

@@ -1,20 +1,20 @@
 //! Reading log files: plain, gzip (by magic bytes, so `access.log.1` that is really gzip works
 //! too) or stdin, split into lines with big buffered reads and `memchr`, without a per-line
-//! allocation. Lines longer than [`MAX_LINE`] are reported, not buffered without bound.
+//! allocation. Lines longer than 1 MiB are reported, not buffered without bound.
 
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use flate2::read::MultiGzDecoder;
 
-use super::progress::Progress;
+use crate::error::Error;
+use crate::progress::{Counted, Progress};
 
 /// Read size: large enough that syscalls and memchr setup vanish in the per-line cost.
 const CHUNK: usize = 1 << 20;
 /// The longest line kept whole; longer ones are counted as too long.
-pub const MAX_LINE: usize = 1 << 20;
+pub(crate) const MAX_LINE: usize = 1 << 20;
 
 /// Where lines come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,7 +45,7 @@ impl Source {
 }
 
 /// One line handed to the consumer.
-pub struct Line<'a> {
+pub(crate) struct Line<'a> {
     /// 1-based line number in its input.
     pub number: u64,
     /// The bytes without the line ending (`\n` or `\r\n`).
@@ -70,7 +70,7 @@ pub struct ReadEnd {
 
 /// What [`LineReader::next_chunk`] handed over.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Chunk {
+pub(crate) enum Chunk {
     /// Whole lines (the last one may lack its newline at the end of the input).
     Lines,
     /// The first bytes of one line longer than [`MAX_LINE`]; the rest of it is skipped.
@@ -86,8 +86,8 @@ pub enum Chunk {
 }
 
 /// Streams lines from a reader into a callback, or whole-line chunks to worker threads.
-pub struct LineReader {
-    inner: Box<dyn Read>,
+pub(crate) struct LineReader<'p> {
+    inner: Box<dyn Read + 'p>,
     gzip: bool,
     buf: Vec<u8>,
     start: usize,
@@ -98,20 +98,23 @@ pub struct LineReader {
     cut: bool,
 }
 
-impl LineReader {
-    /// Opens a source, detecting gzip by its magic bytes.
-    pub fn open(source: &Source) -> anyhow::Result<Self> {
-        let mut raw: Box<dyn Read> = match source {
+impl<'p> LineReader<'p> {
+    /// Opens a source, detecting gzip by its magic bytes; a file's read is reported to
+    /// `progress`.
+    pub fn open(source: &Source, progress: &'p dyn Progress) -> Result<Self, Error> {
+        let mut raw: Box<dyn Read + 'p> = match source {
             Source::Stdin => Box::new(io::stdin()),
             Source::File(path) => {
-                let file =
-                    File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+                let file = File::open(path).map_err(|source| Error::Open {
+                    path: path.clone(),
+                    source,
+                })?;
                 let size = file
                     .metadata()
                     .ok()
                     .filter(|m| m.is_file())
                     .map(|m| m.len());
-                Box::new(Progress::on_terminal(file, source.name(), size))
+                Box::new(Counted::new(file, progress, &source.name(), size))
             }
         };
         let mut head = [0u8; 2];
@@ -120,7 +123,12 @@ impl LineReader {
             let n = match raw.read(&mut head[got..]) {
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e).with_context(|| format!("cannot read {}", source.name())),
+                Err(source_error) => {
+                    return Err(Error::Read {
+                        name: source.name(),
+                        source: source_error,
+                    });
+                }
             };
             if n == 0 {
                 break;
@@ -129,7 +137,7 @@ impl LineReader {
         }
         let chained = io::Cursor::new(head[..got].to_vec()).chain(raw);
         let gzip = got == 2 && head == [0x1f, 0x8b];
-        let inner: Box<dyn Read> = if gzip {
+        let inner: Box<dyn Read + 'p> = if gzip {
             Box::new(MultiGzDecoder::new(chained))
         } else {
             Box::new(chained)
@@ -335,13 +343,14 @@ fn strip_cr(raw: &[u8]) -> (&[u8], bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::progress::NoProgress;
     use std::io::Write;
 
     fn lines_of(data: &[u8]) -> Vec<(u64, Vec<u8>, bool)> {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("x.log");
         std::fs::write(&path, data).expect("write");
-        let reader = LineReader::open(&Source::File(path)).expect("open");
+        let reader = LineReader::open(&Source::File(path), &NoProgress).expect("open");
         let mut out = Vec::new();
         reader
             .for_each_line(|l| out.push((l.number, l.bytes.to_vec(), l.crlf)))
@@ -377,11 +386,11 @@ mod tests {
         );
     }
 
-    fn open_bytes(data: &[u8]) -> (tempfile::TempDir, LineReader) {
+    fn open_bytes(data: &[u8]) -> (tempfile::TempDir, LineReader<'static>) {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("x.log");
         std::fs::write(&path, data).expect("write");
-        let reader = LineReader::open(&Source::File(path)).expect("open");
+        let reader = LineReader::open(&Source::File(path), &NoProgress).expect("open");
         (dir, reader)
     }
 
@@ -432,7 +441,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("x.log.gz");
         std::fs::write(&path, &full[..full.len() / 2]).expect("write");
-        let reader = LineReader::open(&Source::File(path)).expect("open");
+        let reader = LineReader::open(&Source::File(path), &NoProgress).expect("open");
         let mut n = 0;
         let (end, cut) = reader.for_each_line(|_| n += 1).expect("read");
         assert!(end.gzip);
