@@ -180,6 +180,19 @@ pub(crate) fn flag_as_one<S: Serializer>(set: &bool, s: S) -> Result<S::Ok, S::E
     s.serialize_u8(u8::from(*set))
 }
 
+/// Writes a whole number of seconds as an integer, as iperf3 (cJSON) writes the `start` of
+/// its totals (`0`); other values as they are.
+#[allow(clippy::ref_option)] // serde passes a reference
+pub(crate) fn whole_as_integer<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match *v {
+        // Exact: x is integral and well inside i64's range.
+        #[allow(clippy::cast_possible_truncation)]
+        Some(x) if x.fract() == 0.0 && x.abs() < 9.0e15 => s.serialize_i64(x as i64),
+        Some(x) => s.serialize_f64(x),
+        None => s.serialize_none(),
+    }
+}
+
 /// For `skip_serializing_if`: flags are written only when set.
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde passes a reference
 pub(crate) fn is_false(b: &bool) -> bool {

@@ -90,6 +90,7 @@ pub struct EndReport {
     #[serde(
         default,
         deserialize_with = "de::opt_number",
+        serialize_with = "de::whole_as_integer",
         skip_serializing_if = "Option::is_none"
     )]
     pub start: Option<f64>,

@@ -36,11 +36,7 @@ pub(crate) fn from_value<T: DeserializeOwned>(
 ) -> Result<T, Error> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
-        let mut place = if path == "." {
-            root.to_owned()
-        } else {
-            path
-        };
+        let mut place = if path == "." { root.to_owned() } else { path };
         let message = e.into_inner().to_string();
         // serde says "missing field `x`" at the parent: name the field itself.
         let message = match message
@@ -60,7 +56,9 @@ pub(crate) fn from_value<T: DeserializeOwned>(
             {
                 "is not an object".to_owned()
             }
-            None if message.starts_with("invalid type:") && message.contains("expected a sequence") => {
+            None if message.starts_with("invalid type:")
+                && message.contains("expected a sequence") =>
+            {
                 "is not an array".to_owned()
             }
             None => message,

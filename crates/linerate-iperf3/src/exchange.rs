@@ -18,13 +18,25 @@ use crate::{Document, Error, de};
 #[serde(bound(deserialize = "X: DeserializeOwned", serialize = "X: Serialize"))]
 pub struct Params<X> {
     /// TCP streams.
-    #[serde(default, deserialize_with = "de::flag", skip_serializing_if = "de::is_false")]
+    #[serde(
+        default,
+        deserialize_with = "de::flag",
+        skip_serializing_if = "de::is_false"
+    )]
     pub tcp: bool,
     /// UDP streams.
-    #[serde(default, deserialize_with = "de::flag", skip_serializing_if = "de::is_false")]
+    #[serde(
+        default,
+        deserialize_with = "de::flag",
+        skip_serializing_if = "de::is_false"
+    )]
     pub udp: bool,
     /// SCTP streams.
-    #[serde(default, deserialize_with = "de::flag", skip_serializing_if = "de::is_false")]
+    #[serde(
+        default,
+        deserialize_with = "de::flag",
+        skip_serializing_if = "de::is_false"
+    )]
     pub sctp: bool,
     /// Seconds left out of the results at the start.
     #[serde(
@@ -62,10 +74,18 @@ pub struct Params<X> {
     )]
     pub parallel: Option<Number>,
     /// The server sends.
-    #[serde(default, deserialize_with = "de::flag", skip_serializing_if = "de::is_false")]
+    #[serde(
+        default,
+        deserialize_with = "de::flag",
+        skip_serializing_if = "de::is_false"
+    )]
     pub reverse: bool,
     /// Both send.
-    #[serde(default, deserialize_with = "de::flag", skip_serializing_if = "de::is_false")]
+    #[serde(
+        default,
+        deserialize_with = "de::flag",
+        skip_serializing_if = "de::is_false"
+    )]
     pub bidirectional: bool,
     /// Socket buffer size, bytes.
     #[serde(
@@ -104,7 +124,11 @@ pub struct Params<X> {
     )]
     pub mss: Option<Number>,
     /// TCP_NODELAY on the data streams.
-    #[serde(default, deserialize_with = "de::flag", skip_serializing_if = "de::is_false")]
+    #[serde(
+        default,
+        deserialize_with = "de::flag",
+        skip_serializing_if = "de::is_false"
+    )]
     pub nodelay: bool,
     /// IP TOS byte.
     #[serde(
@@ -277,13 +301,18 @@ impl Default for StreamResults {
     }
 }
 
-impl<X: DeserializeOwned> Results<X> {
+impl<X: DeserializeOwned + Serialize> Results<X> {
     /// Reads a peer's results; an error names what is missing or wrong.
-    pub fn from_value(v: &Value) -> Result<Results<X>, Error> {
+    pub fn from_json(v: &Value) -> Result<Results<X>, Error> {
         if !v.is_object() {
             return Err(Error::new("results", "are not a JSON object"));
         }
         crate::error::from_value(v, "results")
+    }
+
+    /// The results as sent, with every key iperf3 3.12 requires.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
 }
 
@@ -352,9 +381,9 @@ mod tests {
 
     #[test]
     fn results_without_streams_or_ids_are_refused() {
-        let r = Results::<Value>::from_value(&json!({"cpu_util_total": 1}));
+        let r = Results::<Value>::from_json(&json!({"cpu_util_total": 1}));
         assert_eq!(r.err().map(|e| e.place), Some("streams".to_owned()));
-        let r = Results::<Value>::from_value(&json!({"streams": [{"bytes": 1}]}));
+        let r = Results::<Value>::from_json(&json!({"streams": [{"bytes": 1}]}));
         assert_eq!(r.err().map(|e| e.place), Some("streams[0].id".to_owned()));
     }
 }

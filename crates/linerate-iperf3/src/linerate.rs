@@ -267,6 +267,14 @@ pub struct ThreadReport {
     /// From the client's view.
     #[serde(default)]
     pub direction: Option<Direction>,
+    /// Pinned CPU and CPUs seen (written at this object's level).
+    #[serde(flatten)]
+    pub placement: PlacementReport,
+}
+
+/// Where a thread was pinned and ran.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlacementReport {
     /// The CPU it was pinned to, if any.
     #[serde(default)]
     pub pinned: Option<usize>,

@@ -82,7 +82,10 @@ fn assemble(text: &str) -> Result<Value, Error> {
                 let msg = data
                     .as_str()
                     .map_or_else(|| data.to_string(), str::to_owned);
-                return Err(Error::new(place, format!("iperf3 reported an error: {msg}")));
+                return Err(Error::new(
+                    place,
+                    format!("iperf3 reported an error: {msg}"),
+                ));
             }
             "server_output_json" | "server_output_text" | "linerate" => {
                 extra.insert(event.to_owned(), data);
@@ -93,8 +96,8 @@ fn assemble(text: &str) -> Result<Value, Error> {
         }
     }
     let start = start.ok_or_else(|| Error::new("stream", "has no \"start\" event"))?;
-    let end = end
-        .ok_or_else(|| Error::new("stream", "has no \"end\" event: the test did not finish"))?;
+    let end =
+        end.ok_or_else(|| Error::new("stream", "has no \"end\" event: the test did not finish"))?;
     let mut doc = Map::new();
     doc.insert("start".into(), start);
     doc.insert("intervals".into(), Value::Array(intervals));
@@ -121,7 +124,10 @@ mod tests {
     fn events_are_written_in_the_stream_framing() {
         let start = Start::default();
         let line = serde_json::to_string(&Event::Start(&start)).unwrap_or_default();
-        assert!(line.starts_with("{\"event\":\"start\",\"data\":{"), "{line}");
+        assert!(
+            line.starts_with("{\"event\":\"start\",\"data\":{"),
+            "{line}"
+        );
         let line = serde_json::to_string(&Event::Error("refused")).unwrap_or_default();
         assert_eq!(line, "{\"event\":\"error\",\"data\":\"refused\"}");
     }

@@ -13,10 +13,7 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
         let p = entry.path();
         if p.is_dir() {
             files(&p, out);
-        } else if p
-            .extension()
-            .is_some_and(|e| e == "json" || e == "jsonl")
-        {
+        } else if p.extension().is_some_and(|e| e == "json" || e == "jsonl") {
             out.push(p);
         }
     }
@@ -77,8 +74,8 @@ fn every_fixture_reads_and_writes_back_unchanged() {
             Err(e) => panic!("{}: {e}", file.display()),
         };
         for raw in docs {
-            let doc = Document::from_value(&raw)
-                .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            let doc =
+                Document::from_value(&raw).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
             let back = serde_json::to_value(&doc).expect("serialisable");
             let mut diffs = Vec::new();
             same(&raw, &back, "", &mut diffs);
@@ -90,7 +87,9 @@ fn every_fixture_reads_and_writes_back_unchanged() {
 }
 
 fn doc(rel: &str) -> Document {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(rel);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(rel);
     let text = std::fs::read_to_string(&path).expect("fixture");
     let raw = stream::documents(&text).expect("documents").remove(0);
     Document::from_value(&raw).expect("document")
@@ -128,7 +127,11 @@ fn what_each_version_says_is_where_the_schema_expects_it() {
     let server = so.server_output_json.expect("server_output_json");
     assert!(server.start.accepted_connection.is_some());
     assert!(server.end.sum_received.is_some_and(|s| s.bytes > 0));
-    assert!(doc("iperf3-3.12/server-output-text.json").server_output_text.is_some());
+    assert!(
+        doc("iperf3-3.12/server-output-text.json")
+            .server_output_text
+            .is_some()
+    );
 
     // 3.6: intervals without `sender`; a byte-bounded test.
     let old = doc("public/iperf-3.6-tcp-bytes.json");
@@ -153,7 +156,11 @@ fn what_each_version_says_is_where_the_schema_expects_it() {
     let new = doc("public/iperf-3.21-udp-bidir-p2.json");
     let t = new.start.timestamp.expect("timestamp");
     assert!(t.extra.contains_key("timemillisecs"));
-    assert!(new.start.test_start.is_some_and(|t| t.extra.contains_key("gso")));
+    assert!(
+        new.start
+            .test_start
+            .is_some_and(|t| t.extra.contains_key("gso"))
+    );
 }
 
 #[test]
@@ -168,7 +175,9 @@ fn wrong_types_name_their_place() {
     raw["end"]["sum_sent"]["bytes"] = "ten".into();
     assert_eq!(
         Document::from_value(&raw).err().map(|e| e.to_string()),
-        Some("end.sum_sent.bytes: expected a non-negative integer, found the string \"ten\"".into())
+        Some(
+            "end.sum_sent.bytes: expected a non-negative integer, found the string \"ten\"".into()
+        )
     );
     raw["end"]["sum_sent"]["bytes"] = 1.into();
     raw["intervals"][0]["streams"][0]
@@ -184,7 +193,9 @@ fn wrong_types_name_their_place() {
         Some("intervals: is not an array".into())
     );
     assert_eq!(
-        Document::from_value(&Value::from(3)).err().map(|e| e.to_string()),
+        Document::from_value(&Value::from(3))
+            .err()
+            .map(|e| e.to_string()),
         Some("document: is not a JSON object".into())
     );
 }

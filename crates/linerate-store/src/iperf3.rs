@@ -168,11 +168,10 @@ pub fn record(doc: &Document, context: RunContext) -> Result<RunRecord, Iperf3Er
 
 fn summary(end: &End, doc: &Document) -> Result<RunSummary, Iperf3Error> {
     // UDP from iperf3 < 3.9 has only `sum`; everything newer has sum_sent and sum_received.
-    let sent = end
-        .sum_sent
-        .as_ref()
-        .or(end.sum.as_ref())
-        .ok_or_else(|| Iperf3Error::new("end.sum_sent", "missing (neither sum_sent nor sum)"))?;
+    let sent =
+        end.sum_sent.as_ref().or(end.sum.as_ref()).ok_or_else(|| {
+            Iperf3Error::new("end.sum_sent", "missing (neither sum_sent nor sum)")
+        })?;
     let received = end
         .sum_received
         .as_ref()

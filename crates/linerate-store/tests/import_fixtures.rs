@@ -8,7 +8,9 @@ use proptest::prelude::*;
 use serde_json::Value;
 
 fn data(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../linerate-iperf3/tests/data").join(rel)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../linerate-iperf3/tests/data")
+        .join(rel)
 }
 
 fn import(rel: &str) -> RunRecord {
@@ -28,12 +30,32 @@ fn every_version_and_mode_imports() {
         ("iperf3-3.12/bidir.json", "tcp", Direction::Bidir, 1),
         ("iperf3-3.12/tcp-p2.json", "tcp", Direction::Send, 2),
         ("iperf3-3.12/udp-bidir-p2.json", "udp", Direction::Bidir, 2),
-        ("iperf3-3.12/udp-bidir-p2-stream.jsonl", "udp", Direction::Bidir, 2),
-        ("iperf3-3.12/server-output-json.json", "tcp", Direction::Send, 1),
-        ("iperf3-3.12/server-output-text.json", "tcp", Direction::Send, 1),
+        (
+            "iperf3-3.12/udp-bidir-p2-stream.jsonl",
+            "udp",
+            Direction::Bidir,
+            2,
+        ),
+        (
+            "iperf3-3.12/server-output-json.json",
+            "tcp",
+            Direction::Send,
+            1,
+        ),
+        (
+            "iperf3-3.12/server-output-text.json",
+            "tcp",
+            Direction::Send,
+            1,
+        ),
         ("public/iperf-3.6-tcp-bytes.json", "tcp", Direction::Send, 1),
         ("public/iperf-3.9-tcp-omit.json", "tcp", Direction::Send, 1),
-        ("public/iperf-3.21-udp-bidir-p2.json", "udp", Direction::Bidir, 2),
+        (
+            "public/iperf-3.21-udp-bidir-p2.json",
+            "udp",
+            Direction::Bidir,
+            2,
+        ),
     ];
     for (rel, mode, direction, streams) in cases {
         let run = import(rel);

@@ -365,7 +365,8 @@ pub fn run_client(
             State::ExchangeResults => {
                 ctl.send_json(&mine.to_json(), "sending results")?;
                 let v = ctl.read_json(MAX_RESULTS_LEN, limit, "reading the server's results")?;
-                break PeerResults::from_json(&v).map_err(TrafficError::BadJson)?;
+                break PeerResults::from_json(&v)
+                    .map_err(|e| TrafficError::BadJson(e.to_string()))?;
             }
             // Old servers may repeat TEST_RUNNING; nothing to do.
             State::TestRunning => {}

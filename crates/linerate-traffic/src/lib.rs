@@ -3,8 +3,8 @@
 //!
 //! Nothing here prints: the client returns a [`RunResult`] and emits [`Event`]s through a
 //! callback; the server reports what it does through a log callback. The binary renders both.
-//! [`report::iperf3_json`] turns a result into iperf3's `--json` schema, the exchange format
-//! other tools (and the results store) read.
+//! [`report::document`] turns a result into iperf3's `--json` document (typed by
+//! `linerate-iperf3`), the exchange format other tools (and the results store) read.
 
 #![deny(missing_docs)]
 
@@ -12,9 +12,11 @@ pub mod affinity;
 pub mod client;
 pub mod config;
 pub mod cpu;
+pub mod datagram;
 pub mod error;
 pub mod event;
 pub mod exchange;
+pub mod flow;
 pub mod latency;
 pub mod modes;
 pub mod pps;

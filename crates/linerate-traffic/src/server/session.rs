@@ -230,7 +230,7 @@ pub fn run(
     let idle = sh.cfg.idle_timeout;
     ctl.send(State::ExchangeResults, "asking for results")?;
     let theirs = ctl.read_json(MAX_RESULTS_LEN, idle, "reading the client's results")?;
-    PeerResults::from_json(&theirs).map_err(TrafficError::BadJson)?;
+    PeerResults::from_json(&theirs).map_err(|e| TrafficError::BadJson(e.to_string()))?;
     let summary = TestSummary {
         protocol: params.protocol,
         streams: streams.len(),
