@@ -6,9 +6,10 @@
 //! module checks that the values a stored run needs are there.
 //!
 //! linerate's extras come from the document's `linerate` object: `mode` (`rr`, `crr`, `pps`,
-//! …), `latency` (a histogram), `transactions_per_second`, `host_snapshot_hash`.
+//! …), the latency histogram (`latency`, or the one an rr/crr run of `linerate client` writes
+//! in `rr`), `transactions_per_second`, `host_snapshot_hash`.
 
-use linerate_iperf3::linerate::LatencyHistogram;
+use linerate_iperf3::linerate::{LatencyHistogram, RrResult};
 use linerate_iperf3::{Document, End, EndReport, EndStream, IntervalReport};
 use serde_json::Value;
 
@@ -159,7 +160,11 @@ pub fn record(doc: &Document, context: RunContext) -> Result<RunRecord, Iperf3Er
         summary,
         intervals,
         stream_results,
-        latency: extras.and_then(|x| x.latency.as_ref()).map(latency),
+        latency: extras.and_then(|x| match (&x.latency, &x.rr) {
+            (Some(l), _) => Some(latency(l)),
+            (None, Some(rr)) => rr_latency(rr),
+            (None, None) => None,
+        }),
         host,
         experiment: context.experiment,
         document: serde_json::to_value(doc).unwrap_or(Value::Null),
@@ -276,6 +281,38 @@ fn latency(l: &LatencyHistogram) -> Latency {
     }
 }
 
+/// The latency of linerate's own rr/crr run: its HDR histogram (`[highest value, count]`
+/// in `unit`) and the percentiles it computed.
+fn rr_latency(rr: &RrResult) -> Option<Latency> {
+    let per_us = match rr.histogram.unit.as_str() {
+        "ns" => 1000.0,
+        "us" | "µs" => 1.0,
+        _ => return None,
+    };
+    let l = &rr.latency;
+    if l.count == 0 || rr.histogram.buckets.is_empty() {
+        return None;
+    }
+    Some(Latency {
+        buckets: rr
+            .histogram
+            .buckets
+            .iter()
+            .map(|[value, count]| LatencyBucket {
+                upper_us: *value as f64 / per_us,
+                count: *count,
+            })
+            .collect(),
+        percentiles: vec![
+            (50.0, l.p50_us),
+            (90.0, l.p90_us),
+            (99.0, l.p99_us),
+            (99.9, l.p999_us),
+        ],
+        mean_us: Some(l.mean_us),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -300,6 +337,21 @@ mod tests {
                     .into()
             )
         );
+    }
+
+    #[test]
+    fn linerate_rr_runs_keep_their_latency_histogram() {
+        // `linerate client --mode rr --json` as the traffic engine writes it (its golden file).
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../linerate-traffic/tests/data/golden/udp-pps.json");
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let runs = crate::RunRecord::from_iperf3_text(&text, &RunContext::new(RunSource::Client));
+        let latency = runs.ok().and_then(|mut r| r.pop()).and_then(|r| r.latency);
+        assert_eq!(
+            latency.as_ref().map(|l| (l.count(), l.buckets[0].upper_us)),
+            Some((10, 12.0))
+        );
+        assert_eq!(latency.map(|l| l.percentiles[0]), Some((50.0, 12.0)));
     }
 
     #[test]

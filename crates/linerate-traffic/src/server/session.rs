@@ -140,8 +140,7 @@ pub fn run(
     if let Err(Refusal(code, msg)) = check(sh, &params) {
         if linerate {
             let _ = ctl.send(State::LinerateHello, "refusing");
-            let hello = serde_json::to_value(Hello::refuse(msg.clone())).unwrap_or_default();
-            let _ = ctl.send_json(&hello, "refusing");
+            let _ = ctl.send_json(&Hello::refuse(msg.clone()), "refusing");
             ctl.linger_close();
         } else {
             let _ = ctl.send_server_error(code);
@@ -155,7 +154,6 @@ pub fn run(
             data_port: modes.data_port(),
             ..Hello::accept()
         };
-        let hello = serde_json::to_value(hello).unwrap_or_default();
         ctl.send_json(&hello, "greeting a linerate client")?;
     }
     sh.log(
@@ -243,7 +241,7 @@ pub fn run(
     if params.get_server_output {
         mine.server_output_text = Some(format!("linerate server test {test}: {summary}\n"));
     }
-    ctl.send_json(&mine.to_json(), "sending results")?;
+    ctl.send_json(&mine, "sending results")?;
     ctl.send(State::DisplayResults, "finishing")?;
     // The client answers IPERF_DONE; a client that just closes is fine too.
     let _ = ctl.read(idle, "waiting for the client to finish");
