@@ -14,7 +14,7 @@
 //! (`end.sum_sent.bytes: expected a non-negative integer, found the string "ten"`).
 //!
 //! This crate sits below the traffic engine, the store and the lab, which do not depend on
-//! each other; it depends on serde only.
+//! each other; it depends on serde only (with `serde_path_to_error` to name an error's place).
 
 #![deny(missing_docs)]
 

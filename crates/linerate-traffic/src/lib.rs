@@ -5,6 +5,14 @@
 //! callback; the server reports what it does through a log callback. The binary renders both.
 //! [`report::document`] turns a result into iperf3's `--json` document (typed by
 //! `linerate-iperf3`), the exchange format other tools (and the results store) read.
+//!
+//! The modules depend on each other without cycles (`tests/module_dag.rs` checks it), from
+//! the bottom: [`config`] (what is asked: protocol, direction, modes and their options) and the
+//! leaves beside it (`error`, `cpu`, `latency`, `affinity`); [`protocol`] (the wire) and
+//! [`sockopt`]; [`datagram`] (the pps datagram); [`flow`] (what a stream is and counts); the
+//! workers [`pps`] and [`rr`]; [`stream`] (the threads that run streams); [`result`],
+//! [`sampler`], [`modes`] (checks and the modes' figures), [`exchange`]; and on top [`client`],
+//! [`server`] and [`report`].
 
 #![deny(missing_docs)]
 
