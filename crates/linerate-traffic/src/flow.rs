@@ -79,7 +79,7 @@ impl DataSocket {
 }
 
 /// Whether an I/O error only means "nothing yet, look at the stop flag".
-pub fn is_retry(e: &std::io::Error) -> bool {
+pub(crate) fn is_retry(e: &std::io::Error) -> bool {
     matches!(
         e.kind(),
         std::io::ErrorKind::WouldBlock
@@ -90,7 +90,7 @@ pub fn is_retry(e: &std::io::Error) -> bool {
 }
 
 /// A payload that compresses badly enough not to flatter compressing links.
-pub fn pattern(len: usize) -> Vec<u8> {
+pub(crate) fn pattern(len: usize) -> Vec<u8> {
     let mut x: u32 = 0x9E37_79B9;
     (0..len)
         .map(|_| {

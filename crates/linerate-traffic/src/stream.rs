@@ -16,9 +16,10 @@ use std::thread::JoinHandle;
 use crate::config::Direction;
 use crate::error::TrafficError;
 use crate::flow::WorkKind;
+pub(crate) use crate::flow::is_retry;
 pub use crate::flow::{
     Budget, CounterSnapshot, DataSocket, POLL, StreamCounters, StreamSpec, budget, counters,
-    is_retry, pacing, stream_id, udp_header, udp_rx,
+    pacing, stream_id, udp_header, udp_rx,
 };
 
 /// A running (or finished) stream as the controller sees it.
