@@ -41,7 +41,7 @@ pub struct Measure {
     pub seconds: f64,
     /// The load generator's own result document (iperf3 schema), for the results store.
     #[serde(skip)]
-    pub document: Option<serde_json::Value>,
+    pub document: Option<linerate_iperf3::Document>,
 }
 
 /// Something that generates the workload between `gen` and `recv` of a lab and measures it.

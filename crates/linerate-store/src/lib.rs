@@ -2,18 +2,19 @@
 //! so any two runs can be compared and charted later.
 //!
 //! - [`record`]: the run model ([`RunRecord`]) and its context.
-//! - [`iperf3`]: iperf3-schema JSON (`--json`, `--json-stream`, `linerate client --json`) →
-//!   [`RunRecord`], with errors that name the place in the document.
+//! - [`iperf3`]: iperf3-schema documents (`--json`, `--json-stream`, `linerate client
+//!   --json`, typed by `linerate-iperf3`) → [`RunRecord`], with errors that name the place in
+//!   the document.
 //! - [`schema`]: tables and forward migrations (`user_version` is the schema version).
 //! - [`Store`]: open (validate, migrate, WAL), insert in one transaction, query.
 //!
 //! ```no_run
-//! # fn demo(json: &serde_json::Value) -> Result<(), Box<dyn std::error::Error>> {
+//! # fn demo(doc: &linerate_iperf3::Document) -> Result<(), Box<dyn std::error::Error>> {
 //! use linerate_store::{RunContext, RunRecord, RunSource, Store};
 //! let mut store = Store::open_default()?;
 //! let mut context = RunContext::new(RunSource::Client);
 //! context.command_line = Some("linerate client -c 198.18.0.2".into());
-//! let run = RunRecord::from_iperf3_json(json, context)?;
+//! let run = RunRecord::from_iperf3(doc, context)?;
 //! let id = store.insert_run(&run)?;
 //! println!("stored as run {id}");
 //! # Ok(()) }
@@ -34,7 +35,16 @@ pub use record::{
 pub use store::{RunFilter, RunListing, Store, StoreError};
 
 impl RunRecord {
-    /// Builds a record from one iperf3-schema JSON document (what `iperf3 --json` and
+    /// Builds a record from a typed document: the run linerate just measured (no JSON text in
+    /// between). The record keeps the document as the schema writes it.
+    pub fn from_iperf3(
+        document: &linerate_iperf3::Document,
+        context: RunContext,
+    ) -> Result<RunRecord, Iperf3Error> {
+        iperf3::record(document, context)
+    }
+
+    /// Builds a record from one iperf3-schema JSON document as it was written (kept verbatim) (what `iperf3 --json` and
     /// `linerate client --json` print) and the context the document does not carry.
     pub fn from_iperf3_json(
         document: &serde_json::Value,

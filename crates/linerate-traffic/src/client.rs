@@ -172,7 +172,7 @@ pub fn run_client(
         hs,
         "waiting for the server to ask for parameters",
     )?;
-    ctl.send_json(&params.to_json(), "sending parameters")?;
+    ctl.send_json(&params.to_wire(), "sending parameters")?;
 
     // A linerate server answers the extension before CREATE_STREAMS; iperf3 does not.
     let mut peer_version = None;
@@ -363,9 +363,10 @@ pub fn run_client(
     let peer = loop {
         match wait_state(&mut ctl, limit, "waiting for the results exchange")? {
             State::ExchangeResults => {
-                ctl.send_json(&mine.to_json(), "sending results")?;
+                ctl.send_json(&mine, "sending results")?;
                 let v = ctl.read_json(MAX_RESULTS_LEN, limit, "reading the server's results")?;
-                break PeerResults::from_json(&v).map_err(TrafficError::BadJson)?;
+                break PeerResults::from_json(&v)
+                    .map_err(|e| TrafficError::BadJson(e.to_string()))?;
             }
             // Old servers may repeat TEST_RUNNING; nothing to do.
             State::TestRunning => {}

@@ -1,4 +1,5 @@
-//! What the client is asked to do.
+//! What the client is asked to do: the leaf the engine's other modules build on (protocol,
+//! transport, direction, modes and their options, socket options).
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -6,7 +7,13 @@ use std::time::Duration;
 use linerate_units::{BitRate, ByteSize};
 use serde::{Deserialize, Serialize};
 
-pub use crate::protocol::extension::Mode;
+mod mode;
+
+pub use linerate_iperf3::linerate::Direction;
+pub use mode::{ClientModeOptions, Mode, ModeOptions, RrSize};
+
+/// iperf3's default port.
+pub const DEFAULT_PORT: u16 = 5201;
 
 /// Transport of the data streams.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,16 +33,6 @@ impl Protocol {
             Protocol::Udp => "UDP",
         }
     }
-}
-
-/// Which way data flows on a stream, from the local side's view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Direction {
-    /// This side sends.
-    Send,
-    /// This side receives.
-    Receive,
 }
 
 /// Which address family to use when a name resolves to both.
@@ -109,14 +106,14 @@ pub struct ClientConfig {
     /// Connection and handshake timeout.
     pub connect_timeout: Duration,
     /// Options of the pps/rr/crr modes and `--affinity`.
-    pub modes: crate::modes::ClientModeOptions,
+    pub modes: ClientModeOptions,
 }
 
 impl Default for ClientConfig {
     fn default() -> Self {
         ClientConfig {
             host: "127.0.0.1".into(),
-            port: crate::protocol::DEFAULT_PORT,
+            port: DEFAULT_PORT,
             family: Family::Any,
             bind: None,
             protocol: Protocol::Tcp,
@@ -134,7 +131,7 @@ impl Default for ClientConfig {
             sock: SocketOptions::default(),
             get_server_output: false,
             connect_timeout: Duration::from_secs(10),
-            modes: crate::modes::ClientModeOptions::default(),
+            modes: ClientModeOptions::default(),
         }
     }
 }

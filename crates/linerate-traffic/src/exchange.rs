@@ -2,6 +2,7 @@
 
 use crate::config::{Direction, Protocol};
 use crate::cpu::CpuUtil;
+use crate::protocol::extension::ResultsExtension;
 use crate::protocol::{PeerResults, PeerStreamResult};
 use crate::sampler::Sampler;
 use crate::stream::StreamHandle;
@@ -56,12 +57,12 @@ pub fn local_results(
         streams: out,
         server_output_text: None,
         server_output_json: None,
-        linerate: Some(serde_json::json!({
-            "version": crate::EXTENSION_VERSION,
-            "engine": crate::ENGINE_VERSION,
-            "threads": crate::modes::result::thread_reports(streams),
-            "foreign_datagrams": crate::modes::result::foreign_datagrams(streams),
-        })),
+        linerate: Some(ResultsExtension {
+            version: crate::EXTENSION_VERSION,
+            engine: crate::ENGINE_VERSION.to_owned(),
+            threads: crate::modes::result::thread_reports(streams),
+            foreign_datagrams: crate::modes::result::foreign_datagrams(streams),
+        }),
     }
 }
 

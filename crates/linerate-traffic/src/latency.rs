@@ -3,7 +3,7 @@
 //! percentile summary, and the histogram's non-empty buckets for `--json`.
 
 use hdrhistogram::Histogram;
-use serde::{Deserialize, Serialize};
+pub use linerate_iperf3::linerate::{HistogramDump, LatencySummary};
 
 /// Largest latency recorded: one hour, in nanoseconds. Longer values are clamped to it.
 pub const MAX_NANOS: u64 = 3_600_000_000_000;
@@ -91,40 +91,6 @@ impl Latency {
                 .collect(),
         }
     }
-}
-
-/// Latency percentiles of a run, microseconds.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct LatencySummary {
-    /// Transactions measured.
-    pub count: u64,
-    /// Fastest.
-    pub min_us: f64,
-    /// Mean.
-    pub mean_us: f64,
-    /// Standard deviation.
-    pub stdev_us: f64,
-    /// Median.
-    pub p50_us: f64,
-    /// 90th percentile.
-    pub p90_us: f64,
-    /// 99th percentile.
-    pub p99_us: f64,
-    /// 99.9th percentile.
-    pub p999_us: f64,
-    /// Slowest.
-    pub max_us: f64,
-}
-
-/// A histogram as data: `[highest value of the bucket, count]` pairs, lowest first.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct HistogramDump {
-    /// Unit of the values (`ns`).
-    pub unit: String,
-    /// Precision of the buckets.
-    pub significant_digits: u8,
-    /// `[value, count]`, non-empty buckets only.
-    pub buckets: Vec<[u64; 2]>,
 }
 
 #[cfg(test)]

@@ -3,8 +3,16 @@
 //!
 //! Nothing here prints: the client returns a [`RunResult`] and emits [`Event`]s through a
 //! callback; the server reports what it does through a log callback. The binary renders both.
-//! [`report::iperf3_json`] turns a result into iperf3's `--json` schema, the exchange format
-//! other tools (and the results store) read.
+//! [`report::document`] turns a result into iperf3's `--json` document (typed by
+//! `linerate-iperf3`), the exchange format other tools (and the results store) read.
+//!
+//! The modules depend on each other without cycles (`tests/module_dag.rs` checks it), from
+//! the bottom: [`config`] (what is asked: protocol, direction, modes and their options) and the
+//! leaves beside it (`error`, `cpu`, `latency`, `affinity`); [`protocol`] (the wire) and
+//! [`sockopt`]; [`datagram`] (the pps datagram); [`flow`] (what a stream is and counts); the
+//! workers [`pps`] and [`rr`]; [`stream`] (the threads that run streams); [`result`],
+//! [`sampler`], [`modes`] (checks and the modes' figures), [`exchange`]; and on top [`client`],
+//! [`server`] and [`report`].
 
 #![deny(missing_docs)]
 
@@ -12,9 +20,11 @@ pub mod affinity;
 pub mod client;
 pub mod config;
 pub mod cpu;
+pub mod datagram;
 pub mod error;
 pub mod event;
 pub mod exchange;
+pub mod flow;
 pub mod latency;
 pub mod modes;
 pub mod pps;

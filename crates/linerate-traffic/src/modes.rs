@@ -1,236 +1,37 @@
-//! The linerate-only test modes (`pps`, `rr`, `crr`) and `--affinity`, joined to part 1's machinery at a few points:
+//! The linerate-only test modes (`pps`, `rr`, `crr`) and `--affinity`, joined to part 1's
+//! machinery at a few points:
 //!
-//! - their options travel in the extension key ([`ModeOptions`] inside
-//!   [`Extension`]);
-//! - each data stream carries a [`Work`] in its [`StreamSpec`]: [`run`] takes over the stream's
-//!   thread when the work is not plain bulk transfer;
+//! - their options travel in the extension key ([`ModeOptions`] inside [`Extension`]);
+//! - each data stream carries a [`Work`] in its [`StreamSpec`](crate::flow::StreamSpec): the
+//!   stream's thread hands it to the mode's worker when it is not plain bulk transfer;
 //! - the client turns the run into a [`ModeResult`] ([`result::build`]), which `--json` puts
 //!   in the `linerate` object.
 //!
-//! Streams of these modes still count into [`StreamCounters`]: bytes, and for datagrams and
+//! This module decides (checks, the work of each stream, the server's crr listener); the
+//! workers are [`crate::pps`] and [`crate::rr`], the options [`crate::config`].
+//!
+//! Streams of these modes still count into their counters: bytes, and for datagrams and
 //! transactions the `packets`/`lost`/`out_of_order`/`duplicates` counters, so interval
 //! sampling, the results exchange and the idle watchdog work unchanged.
 
 pub mod result;
 
 use std::net::{SocketAddr, TcpListener};
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use linerate_units::ByteSize;
-use serde::{Deserialize, Serialize};
-
-use crate::affinity::{CpuList, Placement};
-use crate::config::{ClientConfig, Direction, Mode, Protocol};
+use crate::config::{ClientConfig, Mode, Protocol};
+use crate::datagram::{MIN_PAYLOAD, PpsSpec};
 use crate::error::TrafficError;
-use crate::latency::Latency;
 use crate::protocol::{Cookie, Extension, TestParams};
-use crate::stream::{Budget, DataSocket, StreamCounters, StreamSpec};
 
-pub use result::ModeResult;
+pub use crate::config::{ClientModeOptions, ModeOptions, RrSize};
+pub use crate::flow::{Work, WorkKind, WorkReport};
+pub use crate::result::ModeResult;
 
 /// Largest request or response of a TCP transaction.
 pub const MAX_RR_TCP: u64 = 1024 * 1024;
 /// Largest request or response of a UDP transaction (one datagram).
 pub const MAX_RR_UDP: u64 = 65_507;
-
-/// Request and response sizes of a transaction (`--rr-size REQ/RESP`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RrSize {
-    /// Bytes the client sends.
-    pub request: u64,
-    /// Bytes the server answers.
-    pub response: u64,
-}
-
-impl Default for RrSize {
-    fn default() -> Self {
-        RrSize {
-            request: 1,
-            response: 1,
-        }
-    }
-}
-
-impl std::str::FromStr for RrSize {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<RrSize, String> {
-        let (a, b) = s.split_once('/').ok_or_else(|| {
-            format!("\"{s}\" is not REQ/RESP (e.g. 1/1, 64/1KiB: request and response sizes)")
-        })?;
-        let size = |x: &str, what: &str| -> Result<u64, String> {
-            let v: ByteSize = x
-                .trim()
-                .parse()
-                .map_err(|e| format!("{what} size \"{x}\" in \"{s}\": {e}"))?;
-            if v.bytes() == 0 {
-                return Err(format!("{what} size in \"{s}\" must be at least 1 byte"));
-            }
-            Ok(v.bytes())
-        };
-        Ok(RrSize {
-            request: size(a, "request")?,
-            response: size(b, "response")?,
-        })
-    }
-}
-
-impl std::fmt::Display for RrSize {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.request, self.response)
-    }
-}
-
-/// Options of the linerate-only modes, carried in the extension key.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ModeOptions {
-    /// rr/crr request and response sizes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rr_size: Option<RrSize>,
-    /// pps: simple IMIX instead of one size.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub imix: bool,
-    /// CPUs the server pins its workers to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server_cpus: Option<CpuList>,
-    /// pps: send one datagram per message instead of using UDP GSO.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub no_gso: bool,
-}
-
-impl ModeOptions {
-    /// Whether nothing is set (the key is then left out of the parameters).
-    pub fn is_default(&self) -> bool {
-        *self == ModeOptions::default()
-    }
-}
-
-/// The client's own options that never travel.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ClientModeOptions {
-    /// Options sent to the server.
-    pub shared: ModeOptions,
-    /// CPUs the client pins its workers to.
-    pub client_cpus: Option<CpuList>,
-}
-
-/// What a stream's thread does when it is not plain bulk transfer.
-///
-/// (A sendfile-based `--zerocopy` for bulk TCP was built and measured: on loopback it moved
-/// 147–150 Gbit/s against 156–204 Gbit/s with plain writes over 2 streams, and 75 against
-/// 115 Gbit/s over one, because the receiver copies anyway; it was dropped.)
-#[derive(Debug, Clone, Default)]
-pub enum WorkKind {
-    /// Bulk TCP/UDP (part 1's loops).
-    #[default]
-    Stream,
-    /// Small datagrams, batched.
-    Pps(crate::pps::PpsSpec),
-    /// Request/response on the stream's own socket.
-    Rr(RrSize),
-    /// Client: connect, request, response, close, to `addr`.
-    CrrClient {
-        /// The server's transaction port.
-        addr: SocketAddr,
-        /// Sizes.
-        size: RrSize,
-    },
-    /// Server: accept transactions on a listener shared by the test's streams.
-    CrrServer {
-        /// The test's transaction listener.
-        listener: Arc<TcpListener>,
-        /// Sizes.
-        size: RrSize,
-    },
-}
-
-/// What one worker reports besides its counters.
-#[derive(Debug, Default)]
-pub struct WorkReport {
-    /// Where it ran.
-    pub placement: Placement,
-    /// Transaction latencies (rr/crr client workers), filled when the worker ends.
-    pub latency: Mutex<Option<Latency>>,
-    /// Errors that did not stop the worker (crr connects refused, rr timeouts).
-    pub soft_errors: std::sync::atomic::AtomicU64,
-}
-
-/// A stream's work: what to do and where to run.
-#[derive(Debug, Clone, Default)]
-pub struct Work {
-    /// What to do.
-    pub kind: WorkKind,
-    /// CPU to pin the thread to.
-    pub cpu: Option<usize>,
-    /// Filled by the worker.
-    pub report: Arc<WorkReport>,
-}
-
-impl Work {
-    /// The latency histogram the worker left, if any.
-    pub fn latency(&self) -> Option<Latency> {
-        match self.report.latency.lock() {
-            Ok(g) => g.clone(),
-            Err(p) => p.into_inner().clone(),
-        }
-    }
-
-    pub(crate) fn store_latency(&self, l: Latency) {
-        match self.report.latency.lock() {
-            Ok(mut g) => *g = Some(l),
-            Err(p) => *p.into_inner() = Some(l),
-        }
-    }
-}
-
-/// Runs `socket`'s stream when its work is not part 1's bulk transfer; gives the socket back
-/// (`Err`) otherwise. Pins the thread first when asked.
-pub fn run(
-    spec: &StreamSpec,
-    socket: DataSocket,
-    counters: &StreamCounters,
-    stop: &AtomicBool,
-    budget: Option<&Budget>,
-) -> Result<DataSocket, DataSocket> {
-    let work = &spec.work;
-    // A CPU that cannot be used (gone offline, outside the cpuset) leaves the thread unpinned;
-    // the report then shows no pinned CPU.
-    let _ = work.report.placement.enter(work.cpu);
-    let out = match (&work.kind, socket, spec.direction) {
-        (WorkKind::Stream, s, _) => return Err(s),
-        (WorkKind::Pps(p), DataSocket::Udp(s), Direction::Send) => {
-            DataSocket::Udp(crate::pps::send(spec, p, s, counters, stop, budget))
-        }
-        (WorkKind::Pps(p), DataSocket::Udp(s), Direction::Receive) => {
-            DataSocket::Udp(crate::pps::receive(spec, p, s, counters, stop))
-        }
-        (WorkKind::Rr(size), DataSocket::Tcp(s), Direction::Send) => {
-            DataSocket::Tcp(crate::rr::tcp::client(spec, *size, s, counters, stop))
-        }
-        (WorkKind::Rr(size), DataSocket::Tcp(s), Direction::Receive) => {
-            DataSocket::Tcp(crate::rr::tcp::server(*size, s, counters, stop))
-        }
-        (WorkKind::Rr(size), DataSocket::Udp(s), Direction::Send) => {
-            DataSocket::Udp(crate::rr::udp::client(spec, *size, s, counters, stop))
-        }
-        (WorkKind::Rr(size), DataSocket::Udp(s), Direction::Receive) => {
-            DataSocket::Udp(crate::rr::udp::server(spec, *size, s, counters, stop))
-        }
-        (WorkKind::CrrClient { addr, size }, s, Direction::Send) => {
-            crate::rr::crr::client(spec, *addr, *size, counters, stop);
-            s
-        }
-        (WorkKind::CrrServer { listener, size }, s, Direction::Receive) => {
-            crate::rr::crr::server(spec, listener, *size, counters, stop);
-            s
-        }
-        // A combination the checks exclude; run it as a plain stream rather than not at all.
-        (_, s, _) => return Err(s),
-    };
-    work.report.placement.note();
-    Ok(out)
-}
 
 /// Checks the client's mode options before anything is sent.
 pub fn check_client(cfg: &ClientConfig) -> Result<(), TrafficError> {
@@ -253,11 +54,11 @@ pub fn check_client(cfg: &ClientConfig) -> Result<(), TrafficError> {
                 return bad("--mode pps sends UDP datagrams; it cannot run over TCP".to_owned());
             }
             match cfg.len {
-                Some(l) if !o.imix && l.bytes() < crate::pps::MIN_PAYLOAD as u64 => bad(format!(
+                Some(l) if !o.imix && l.bytes() < MIN_PAYLOAD as u64 => bad(format!(
                     "-l {} is below the {}-byte minimum of --mode pps (18 bytes of UDP payload \
                      make a 64-byte Ethernet frame)",
                     l.bytes(),
-                    crate::pps::MIN_PAYLOAD
+                    MIN_PAYLOAD
                 )),
                 Some(_) if o.imix => bad("--imix chooses the sizes itself; drop -l".to_owned()),
                 _ => Ok(()),
@@ -316,10 +117,10 @@ pub fn check_server(p: &TestParams) -> Result<(), String> {
             if p.protocol != Protocol::Udp {
                 return Err("--mode pps needs UDP".to_owned());
             }
-            if !o.imix && p.len < crate::pps::MIN_PAYLOAD as u64 {
+            if !o.imix && p.len < MIN_PAYLOAD as u64 {
                 return Err(format!(
                     "--mode pps needs datagrams of at least {} bytes",
-                    crate::pps::MIN_PAYLOAD
+                    MIN_PAYLOAD
                 ));
             }
         }
@@ -394,9 +195,9 @@ impl ServerSide {
         let size = o.rr_size.unwrap_or_default();
         let kind = match ext.mode {
             Mode::Stream => WorkKind::Stream,
-            Mode::Pps => WorkKind::Pps(crate::pps::PpsSpec {
+            Mode::Pps => WorkKind::Pps(PpsSpec {
                 gso: !o.no_gso,
-                ..crate::pps::PpsSpec::new(p.len as usize, o.imix, cookie)
+                ..PpsSpec::new(p.len as usize, o.imix, cookie)
             }),
             Mode::Rr => WorkKind::Rr(size),
             Mode::Crr => match &self.listener {
@@ -428,9 +229,9 @@ pub fn client_work(
     let size = o.rr_size.unwrap_or_default();
     let kind = match cfg.mode {
         Mode::Stream => WorkKind::Stream,
-        Mode::Pps => WorkKind::Pps(crate::pps::PpsSpec {
+        Mode::Pps => WorkKind::Pps(PpsSpec {
             gso: !o.no_gso,
-            ..crate::pps::PpsSpec::new(p.len as usize, o.imix, cookie)
+            ..PpsSpec::new(p.len as usize, o.imix, cookie)
         }),
         Mode::Rr => WorkKind::Rr(size),
         Mode::Crr => {
@@ -457,6 +258,8 @@ pub fn client_work(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::affinity::CpuList;
+    use linerate_units::ByteSize;
 
     #[test]
     fn rr_sizes_parse_with_units_and_reject_nonsense() {

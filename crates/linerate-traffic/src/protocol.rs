@@ -19,8 +19,7 @@ pub use params::TestParams;
 pub use results::{PeerResults, PeerStreamResult};
 pub use state::State;
 
-/// iperf3's default port.
-pub const DEFAULT_PORT: u16 = 5201;
+pub use crate::config::DEFAULT_PORT;
 
 /// The datagram a UDP client sends to open a stream (`"9876"`).
 pub const UDP_CONNECT_MSG: [u8; 4] = *b"9876";

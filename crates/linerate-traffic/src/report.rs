@@ -2,4 +2,4 @@
 
 pub mod json;
 
-pub use json::{interval_json, iperf3_json, start_json};
+pub use json::{document, interval, start};

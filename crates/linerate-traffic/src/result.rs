@@ -1,8 +1,13 @@
 //! The results model: what a run measured, as data. Shaped like iperf3's `--json`
-//! (`start`, `intervals`, `end`) so the conversion in [`crate::report`] is direct.
+//! (`start`, `intervals`, `end`) so the conversion in [`crate::report`] is direct; the
+//! modes' figures are the `linerate` object's types from `linerate-iperf3`.
 
+use linerate_iperf3::Document;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+
+pub use linerate_iperf3::linerate::{
+    PeerInfo, PeerKind, PlacementReport, PpsResult, RrInterval, RrResult, ThreadReport,
+};
 
 use crate::config::{Direction, Mode, Protocol};
 use crate::cpu::CpuUtil;
@@ -23,32 +28,23 @@ pub struct RunResult {
     pub end: EndInfo,
     /// What the pps/rr/crr modes and `--affinity` add ([`crate::modes`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub modes: Option<crate::modes::ModeResult>,
+    pub modes: Option<ModeResult>,
 }
 
-/// Which software the server runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PeerKind {
-    /// A linerate server (answered the extension).
-    Linerate,
-    /// iperf3 or a compatible server (ignored the extension).
-    Iperf3,
-}
-
-/// The server.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct PeerInfo {
-    /// Host as given.
-    pub host: String,
-    /// Address connected to.
-    pub addr: String,
-    /// Port.
-    pub port: u16,
-    /// linerate or iperf3.
-    pub kind: PeerKind,
-    /// The server's engine version, when linerate.
-    pub version: Option<String>,
+/// Everything the modes add to a run's result.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModeResult {
+    /// pps figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pps: Option<PpsResult>,
+    /// rr/crr figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rr: Option<RrResult>,
+    /// The client's workers.
+    pub threads: Vec<ThreadReport>,
+    /// The server's workers (when the server reports them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub server_threads: Vec<ThreadReport>,
 }
 
 /// One data connection.
@@ -318,8 +314,8 @@ pub struct EndInfo {
     pub congestion_remote: Option<String>,
     /// The server's output, when asked.
     pub server_output_text: Option<String>,
-    /// The server's JSON output, when asked.
-    pub server_output_json: Option<Value>,
+    /// The server's own document, when asked (and it writes JSON).
+    pub server_output_json: Option<Box<Document>>,
 }
 
 /// Totals of all streams going one way.

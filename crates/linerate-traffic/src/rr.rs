@@ -25,7 +25,7 @@ pub const CRR_IO_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Runs `work` with `sock` free of receive timeouts: a blocking read with SO_RCVTIMEO arms a
 /// kernel timer on every wait, which on loopback is a measurable part of a 4 µs transaction.
-/// Instead a watcher thread looks at `stop` every [`crate::stream::POLL`] and, once it is set,
+/// Instead a watcher thread looks at `stop` every [`crate::flow::POLL`] and, once it is set,
 /// shuts the socket down for reading, which wakes a blocked read with end-of-file. Nothing is
 /// sent to the peer (SHUT_RD), so it never sees a close before the results exchange.
 pub(crate) fn without_read_timeout<T>(
@@ -43,7 +43,7 @@ pub(crate) fn without_read_timeout<T>(
                     let _ = sock.shutdown(std::net::Shutdown::Read);
                     return;
                 }
-                std::thread::sleep(crate::stream::POLL / 2);
+                std::thread::sleep(crate::flow::POLL / 2);
             }
         });
         let out = work();

@@ -1,86 +1,26 @@
-//! Data streams: one OS thread per stream, blocking sockets, and lock-free counters that the
-//! interval sampler reads. The hot loops neither lock nor allocate: buffers are allocated once
-//! before the loop, counters are relaxed atomics written by exactly one thread.
+//! Data streams' threads: one OS thread per stream, blocking sockets, and the lock-free
+//! counters ([`crate::flow`]) that the interval sampler reads. The hot loops neither lock nor
+//! allocate: buffers are allocated once before the loop, counters are relaxed atomics written
+//! by exactly one thread. A stream whose work is not bulk transfer runs its mode's worker
+//! ([`crate::pps`], [`crate::rr`]) instead.
 
-pub mod budget;
-pub mod counters;
-pub mod pacing;
 pub mod tcp;
 pub mod udp;
-pub mod udp_header;
-pub mod udp_rx;
 
-use std::net::{SocketAddr, TcpStream, UdpSocket};
+use std::net::SocketAddr;
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
-use std::time::Duration;
 
-pub use budget::Budget;
-pub use counters::{CounterSnapshot, StreamCounters};
-
-use crate::config::{Direction, Protocol};
+use crate::config::Direction;
 use crate::error::TrafficError;
-
-/// How long a blocked read or write waits before looking at the stop flag again.
-pub const POLL: Duration = Duration::from_millis(100);
-
-/// iperf3's stream ids: 1, 3, 4, 5, … (2 is skipped on purpose).
-pub fn stream_id(index: usize) -> i64 {
-    if index == 0 { 1 } else { index as i64 + 2 }
-}
-
-/// What a stream does.
-#[derive(Debug, Clone)]
-pub struct StreamSpec {
-    /// iperf3 stream id.
-    pub id: i64,
-    /// Send or receive, from this side's view.
-    pub direction: Direction,
-    /// TCP or UDP.
-    pub protocol: Protocol,
-    /// Write size or datagram payload.
-    pub len: usize,
-    /// Target rate in bit/s (0: unlimited).
-    pub rate_bps: u64,
-    /// Pacing granularity.
-    pub pacing_timer: Duration,
-    /// UDP sequence numbers are 64-bit.
-    pub udp64: bool,
-    /// What the thread does beyond bulk transfer, and where it runs ([`crate::modes`]).
-    pub work: crate::modes::Work,
-    /// The user sized the socket buffers (`-w`): UDP streams leave them alone; otherwise a
-    /// UDP receiver raises its buffer so a scheduling hiccup is not counted as loss.
-    pub window_set: bool,
-}
-
-/// A connected data socket.
-#[derive(Debug)]
-pub enum DataSocket {
-    /// A TCP connection.
-    Tcp(TcpStream),
-    /// A connected UDP socket.
-    Udp(UdpSocket),
-}
-
-impl DataSocket {
-    /// Local address.
-    pub fn local_addr(&self) -> Option<SocketAddr> {
-        match self {
-            DataSocket::Tcp(s) => s.local_addr().ok(),
-            DataSocket::Udp(s) => s.local_addr().ok(),
-        }
-    }
-
-    /// Peer address.
-    pub fn peer_addr(&self) -> Option<SocketAddr> {
-        match self {
-            DataSocket::Tcp(s) => s.peer_addr().ok(),
-            DataSocket::Udp(s) => s.peer_addr().ok(),
-        }
-    }
-}
+use crate::flow::WorkKind;
+pub(crate) use crate::flow::is_retry;
+pub use crate::flow::{
+    Budget, CounterSnapshot, DataSocket, POLL, StreamCounters, StreamSpec, budget, counters,
+    pacing, stream_id, udp_header, udp_rx,
+};
 
 /// A running (or finished) stream as the controller sees it.
 #[derive(Debug)]
@@ -192,7 +132,7 @@ fn run_stream(
     budget: Option<Arc<Budget>>,
 ) -> DataSocket {
     // pps/rr/crr workers (and --affinity) take over here; bulk streams fall through.
-    let socket = match crate::modes::run(&spec, socket, &counters, &stop, budget.as_deref()) {
+    let socket = match run_worker(&spec, socket, &counters, &stop, budget.as_deref()) {
         Ok(handled) => {
             counters.finished.store(true, Ordering::Relaxed);
             return handled;
@@ -217,22 +157,50 @@ fn run_stream(
     socket
 }
 
-/// Whether an I/O error only means "nothing yet, look at the stop flag".
-pub(crate) fn is_retry(e: &std::io::Error) -> bool {
-    matches!(
-        e.kind(),
-        std::io::ErrorKind::WouldBlock
-            | std::io::ErrorKind::TimedOut
-            | std::io::ErrorKind::Interrupted
-    ) || e.raw_os_error() == Some(libc::ENOBUFS)
-        || e.raw_os_error() == Some(libc::ECONNREFUSED)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn ids_skip_two() {
-        let ids: Vec<i64> = (0..4).map(super::stream_id).collect();
-        assert_eq!(ids, [1, 3, 4, 5]);
-    }
+/// Runs `socket`'s stream on its mode's worker when its work is not bulk transfer; gives the socket back
+/// (`Err`) otherwise. Pins the thread first when asked.
+fn run_worker(
+    spec: &StreamSpec,
+    socket: DataSocket,
+    counters: &StreamCounters,
+    stop: &AtomicBool,
+    budget: Option<&Budget>,
+) -> Result<DataSocket, DataSocket> {
+    let work = &spec.work;
+    // A CPU that cannot be used (gone offline, outside the cpuset) leaves the thread unpinned;
+    // the report then shows no pinned CPU.
+    let _ = work.report.placement.enter(work.cpu);
+    let out = match (&work.kind, socket, spec.direction) {
+        (WorkKind::Stream, s, _) => return Err(s),
+        (WorkKind::Pps(p), DataSocket::Udp(s), Direction::Send) => {
+            DataSocket::Udp(crate::pps::send(spec, p, s, counters, stop, budget))
+        }
+        (WorkKind::Pps(p), DataSocket::Udp(s), Direction::Receive) => {
+            DataSocket::Udp(crate::pps::receive(spec, p, s, counters, stop))
+        }
+        (WorkKind::Rr(size), DataSocket::Tcp(s), Direction::Send) => {
+            DataSocket::Tcp(crate::rr::tcp::client(spec, *size, s, counters, stop))
+        }
+        (WorkKind::Rr(size), DataSocket::Tcp(s), Direction::Receive) => {
+            DataSocket::Tcp(crate::rr::tcp::server(*size, s, counters, stop))
+        }
+        (WorkKind::Rr(size), DataSocket::Udp(s), Direction::Send) => {
+            DataSocket::Udp(crate::rr::udp::client(spec, *size, s, counters, stop))
+        }
+        (WorkKind::Rr(size), DataSocket::Udp(s), Direction::Receive) => {
+            DataSocket::Udp(crate::rr::udp::server(spec, *size, s, counters, stop))
+        }
+        (WorkKind::CrrClient { addr, size }, s, Direction::Send) => {
+            crate::rr::crr::client(spec, *addr, *size, counters, stop);
+            s
+        }
+        (WorkKind::CrrServer { listener, size }, s, Direction::Receive) => {
+            crate::rr::crr::server(spec, listener, *size, counters, stop);
+            s
+        }
+        // A combination the checks exclude; run it as a plain stream rather than not at all.
+        (_, s, _) => return Err(s),
+    };
+    work.report.placement.note();
+    Ok(out)
 }

@@ -5,7 +5,9 @@
 
 use std::path::PathBuf;
 
-use super::iperf3::{UDP_FRAME_OVERHEAD, parse_udp, receiver_address, run_pair};
+use linerate_iperf3::{Document, EndReport};
+
+use super::iperf3::{UDP_FRAME_OVERHEAD, parse_udp, received_bit_rate, receiver_address, run_pair};
 use super::{Load, Measure};
 use crate::LabError;
 use crate::experiment::{Workload, WorkloadMode};
@@ -84,32 +86,25 @@ impl Load for Engine {
     }
 }
 
-fn parse(v: &serde_json::Value, mode: WorkloadMode) -> Option<Measure> {
-    let seconds = |s: &serde_json::Value| s["seconds"].as_f64();
+fn parse(d: &Document, mode: WorkloadMode) -> Option<Measure> {
+    let extension = d.linerate.as_ref();
+    let seconds = |s: &Option<EndReport>| s.as_ref().and_then(|s| s.seconds);
     match mode {
-        WorkloadMode::Tcp => {
-            let s = &v["end"]["sum_received"];
-            Some(Measure {
-                value: s["bits_per_second"].as_f64()?,
-                unit: "bit/s",
-                seconds: seconds(s)?,
-                document: None,
-            })
-        }
-        WorkloadMode::Udp => parse_udp(v, false),
+        WorkloadMode::Tcp => received_bit_rate(d),
+        WorkloadMode::Udp => parse_udp(d, false),
         WorkloadMode::Pps => Some(Measure {
-            value: v["linerate"]["received_pps"].as_f64()?,
+            value: extension?.received_pps?,
             unit: "packet/s",
-            seconds: seconds(&v["end"]["sum"])
-                .or_else(|| seconds(&v["end"]["sum_received"]))
+            seconds: seconds(&d.end.sum)
+                .or_else(|| seconds(&d.end.sum_received))
                 .unwrap_or(0.0),
             document: None,
         }),
         WorkloadMode::Rr => Some(Measure {
-            value: v["linerate"]["transactions_per_second"].as_f64()?,
+            value: extension?.transactions_per_second?,
             unit: "transaction/s",
-            seconds: seconds(&v["end"]["sum_received"])
-                .or_else(|| seconds(&v["end"]["sum_sent"]))
+            seconds: seconds(&d.end.sum_received)
+                .or_else(|| seconds(&d.end.sum_sent))
                 .unwrap_or(0.0),
             document: None,
         }),

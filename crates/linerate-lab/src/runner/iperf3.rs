@@ -7,6 +7,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use linerate_iperf3::{Document, EndReport};
+
 use super::{Load, Measure, wait_bounded};
 use crate::experiment::{Workload, WorkloadMode};
 use crate::netns::Netns;
@@ -130,7 +132,7 @@ pub(crate) fn run_pair(
     client: (&Path, &[String]),
     secs: f64,
     interrupted: &dyn Fn() -> bool,
-    parse: impl Fn(&serde_json::Value) -> Option<Measure>,
+    parse: impl Fn(&Document) -> Option<Measure>,
 ) -> Result<Measure, LabError> {
     let tool = client.0.display().to_string();
     let recv = Netns::open(control::node_netns(lab, "recv")?)?;
@@ -192,18 +194,23 @@ pub(crate) fn run_pair(
                 return Err(e);
             }
         };
-        let v: serde_json::Value = serde_json::from_slice(&out).unwrap_or_default();
+        let doc = Document::from_slice(&out);
         if status.success()
-            && let Some(mut m) = parse(&v)
+            && let Ok(d) = &doc
+            && let Some(mut m) = parse(d)
         {
-            m.document = Some(v);
+            m.document = doc.ok();
             measure = Some(m);
             break;
         }
-        last_err = v["error"]
-            .as_str()
-            .unwrap_or("the client ended without results")
-            .to_owned();
+        last_err = match doc {
+            Ok(Document { error: Some(e), .. }) => e,
+            Ok(_) => "the client ended without results".to_owned(),
+            Err(_) if out.iter().all(u8::is_ascii_whitespace) => {
+                "the client ended without results".to_owned()
+            }
+            Err(e) => format!("the client's output is not a usable iperf3 document: {e}"),
+        };
         failures += 1;
         if failures > 3 && !last_err.contains("connect") {
             break;
@@ -219,31 +226,32 @@ pub(crate) fn run_pair(
     })
 }
 
-fn parse(v: &serde_json::Value, mode: WorkloadMode) -> Option<Measure> {
-    let end = &v["end"];
+fn parse(d: &Document, mode: WorkloadMode) -> Option<Measure> {
     match mode {
-        WorkloadMode::Tcp => {
-            let s = &end["sum_received"];
-            Some(Measure {
-                value: s["bits_per_second"].as_f64()?,
-                unit: "bit/s",
-                seconds: s["seconds"].as_f64()?,
-                document: None,
-            })
-        }
-        WorkloadMode::Udp | WorkloadMode::Pps => parse_udp(v, mode == WorkloadMode::Pps),
+        WorkloadMode::Tcp => received_bit_rate(d),
+        WorkloadMode::Udp | WorkloadMode::Pps => parse_udp(d, mode == WorkloadMode::Pps),
         WorkloadMode::Rr => None,
     }
 }
 
+/// TCP: the receivers' bit rate (`end.sum_received`).
+pub(crate) fn received_bit_rate(d: &Document) -> Option<Measure> {
+    let s: &EndReport = d.end.sum_received.as_ref()?;
+    Some(Measure {
+        value: s.bits_per_second,
+        unit: "bit/s",
+        seconds: s.seconds?,
+        document: None,
+    })
+}
+
 /// iperf3-schema UDP results (`end.sum`): delivered packets/s when `packet_rate`, else the
 /// delivered bit rate (sent rate × share delivered).
-pub(crate) fn parse_udp(v: &serde_json::Value, packet_rate: bool) -> Option<Measure> {
-    let end = &v["end"];
-    let s = &end["sum"];
-    let seconds = s["seconds"].as_f64()?;
-    let packets = s["packets"].as_f64()?;
-    let lost = s["lost_packets"].as_f64().unwrap_or(0.0);
+pub(crate) fn parse_udp(d: &Document, packet_rate: bool) -> Option<Measure> {
+    let s = d.end.sum.as_ref()?;
+    let seconds = s.seconds?;
+    let packets = s.packets? as f64;
+    let lost = s.lost_packets.unwrap_or(0) as f64;
     if seconds <= 0.0 {
         return None;
     }
@@ -255,7 +263,7 @@ pub(crate) fn parse_udp(v: &serde_json::Value, packet_rate: bool) -> Option<Meas
             document: None,
         })
     } else {
-        let bps = s["bits_per_second"].as_f64()?;
+        let bps = s.bits_per_second;
         let delivered = if packets > 0.0 {
             (packets - lost) / packets
         } else {

@@ -1,125 +1,17 @@
-//! The modes' results as data: packet rates and wire bit rates for pps, transactions and
-//! latency for rr/crr, and where every worker ran. `--json` puts them in the `linerate` object.
+//! The modes' results from a run: packet rates and wire bit rates for pps, transactions and
+//! latency for rr/crr, and where every worker ran. The figures' types are the `linerate`
+//! object's ([`crate::result`]); `--json` writes them there.
 
-use serde::{Deserialize, Serialize};
-
-use crate::affinity::PlacementReport;
 use crate::config::{ClientConfig, Direction, Mode, Protocol};
-use crate::latency::{HistogramDump, Latency, LatencySummary};
+use crate::latency::Latency;
 use crate::pps::frame::wire_rates;
 use crate::protocol::PeerResults;
 use crate::result::{EndInfo, Interval, StartInfo, percent};
 use crate::stream::StreamHandle;
 
-/// What a pps run moved.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct PpsResult {
-    /// `imix`, or the Ethernet frame size of the datagrams (`64` for `-l 18` over IPv4).
-    pub frame: String,
-    /// Mean UDP payload, bytes.
-    pub payload_bytes: f64,
-    /// Datagrams sent.
-    pub sent_packets: u64,
-    /// Distinct datagrams received.
-    pub received_packets: u64,
-    /// Datagrams sent and never received: `sent_packets − received_packets`. Counts the ones
-    /// lost at the end of the run too, which no receiver can see as a gap.
-    pub lost_packets: u64,
-    /// Lost, percent of those sent.
-    pub lost_percent: f64,
-    /// Lost as the receiver saw it: gaps in the sequence (iperf3's count).
-    pub lost_in_gaps: u64,
-    /// Received after a later one.
-    pub reordered_packets: u64,
-    /// Received more than once.
-    pub duplicate_packets: u64,
-    /// Datagrams on the receiving ports that were not this test's (counted, then ignored).
-    pub foreign_datagrams: u64,
-    /// Sending seconds.
-    pub sent_seconds: f64,
-    /// Receiving seconds.
-    pub received_seconds: f64,
-    /// Datagrams sent per second.
-    pub sent_pps: f64,
-    /// Distinct datagrams received per second.
-    pub received_pps: f64,
-    /// What the sent datagrams are on Ethernet: frames (L2, FCS included), bit/s.
-    pub sent_l2_bits_per_second: f64,
-    /// … and with preamble and inter-frame gap (L1), bit/s.
-    pub sent_l1_bits_per_second: f64,
-    /// The received datagrams as frames (L2), bit/s.
-    pub received_l2_bits_per_second: f64,
-    /// … at L1, bit/s.
-    pub received_l1_bits_per_second: f64,
-}
-
-/// Transactions in one interval.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct RrInterval {
-    /// Seconds from the start.
-    pub start: f64,
-    /// Seconds from the start.
-    pub end: f64,
-    /// Transactions completed.
-    pub transactions: u64,
-    /// Per second.
-    pub transactions_per_second: f64,
-}
-
-/// What an rr/crr run measured.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct RrResult {
-    /// TCP or UDP.
-    pub protocol: String,
-    /// Request bytes.
-    pub request_bytes: u64,
-    /// Response bytes.
-    pub response_bytes: u64,
-    /// Transactions completed.
-    pub transactions: u64,
-    /// Seconds measured.
-    pub seconds: f64,
-    /// Transactions per second.
-    pub transactions_per_second: f64,
-    /// UDP transactions without an answer in time.
-    pub lost_transactions: u64,
-    /// Failed connects or exchanges (crr), retried.
-    pub errors: u64,
-    /// Latency percentiles, µs.
-    pub latency: LatencySummary,
-    /// The whole latency histogram.
-    pub histogram: HistogramDump,
-    /// Per interval.
-    pub intervals: Vec<RrInterval>,
-}
-
-/// Where one of the client's workers ran.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ThreadReport {
-    /// Stream id.
-    pub id: i64,
-    /// From the client's view.
-    pub direction: Option<Direction>,
-    /// Pinned CPU and CPUs seen.
-    #[serde(flatten)]
-    pub placement: PlacementReport,
-}
-
-/// Everything the modes add to a run's result.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ModeResult {
-    /// pps figures.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pps: Option<PpsResult>,
-    /// rr/crr figures.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rr: Option<RrResult>,
-    /// The client's workers.
-    pub threads: Vec<ThreadReport>,
-    /// The server's workers (when the server reports them).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub server_threads: Vec<ThreadReport>,
-}
+pub use crate::result::{
+    ModeResult, PlacementReport, PpsResult, RrInterval, RrResult, ThreadReport,
+};
 
 fn rate(n: u64, secs: f64) -> f64 {
     if secs > 0.0 { n as f64 / secs } else { 0.0 }
@@ -246,7 +138,13 @@ pub fn thread_reports(streams: &[StreamHandle]) -> Vec<ThreadReport> {
         .map(|h| ThreadReport {
             id: h.spec.id,
             direction: Some(h.spec.direction),
-            placement: h.spec.work.report.placement.report(),
+            placement: {
+                let p = h.spec.work.report.placement.report();
+                PlacementReport {
+                    pinned: p.pinned,
+                    ran_on: p.ran_on,
+                }
+            },
         })
         .collect()
 }
@@ -268,11 +166,9 @@ pub fn build(
     let ipv6 = start.peer.addr.parse::<std::net::IpAddr>().is_ok_and(|a| {
         a.is_ipv6() && !matches!(a, std::net::IpAddr::V6(v) if v.to_ipv4_mapped().is_some())
     });
-    let server_threads = peer
-        .linerate
-        .as_ref()
-        .and_then(|l| l.get("threads"))
-        .and_then(|t| serde_json::from_value::<Vec<ThreadReport>>(t.clone()).ok())
+    let extension = peer.linerate.as_ref();
+    let server_threads = extension
+        .map(|l| l.threads.clone())
         .unwrap_or_default()
         .into_iter()
         .map(|mut t| {
@@ -284,13 +180,7 @@ pub fn build(
             t
         })
         .collect();
-    let foreign = foreign_datagrams(streams)
-        + peer
-            .linerate
-            .as_ref()
-            .and_then(|l| l.get("foreign_datagrams"))
-            .and_then(serde_json::Value::as_u64)
-            .unwrap_or(0);
+    let foreign = foreign_datagrams(streams) + extension.map_or(0, |l| l.foreign_datagrams);
     Some(ModeResult {
         pps: (cfg.mode == Mode::Pps && cfg.protocol == Protocol::Udp).then(|| PpsResult {
             foreign_datagrams: foreign,
@@ -300,36 +190,6 @@ pub fn build(
         threads: thread_reports(streams),
         server_threads,
     })
-}
-
-/// Adds the modes' figures to `--json`'s `linerate` object: the headline pps figures at its top
-/// level (`sent_pps`, `received_pps`, `lost_packets`, …), then `pps`, `rr` and `threads`.
-pub fn add_to_json(linerate: &mut serde_json::Value, m: &ModeResult) {
-    let Some(obj) = linerate.as_object_mut() else {
-        return;
-    };
-    if let Some(p) = &m.pps {
-        obj.insert("sent_pps".into(), serde_json::json!(p.sent_pps));
-        obj.insert("received_pps".into(), serde_json::json!(p.received_pps));
-        obj.insert("lost_packets".into(), serde_json::json!(p.lost_packets));
-        obj.insert(
-            "reordered_packets".into(),
-            serde_json::json!(p.reordered_packets),
-        );
-        obj.insert(
-            "duplicate_packets".into(),
-            serde_json::json!(p.duplicate_packets),
-        );
-    }
-    if let Some(r) = &m.rr {
-        obj.insert(
-            "transactions_per_second".into(),
-            serde_json::json!(r.transactions_per_second),
-        );
-    }
-    if let Ok(serde_json::Value::Object(extra)) = serde_json::to_value(m) {
-        obj.extend(extra);
-    }
 }
 
 #[cfg(test)]

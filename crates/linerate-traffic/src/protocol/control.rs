@@ -96,8 +96,12 @@ impl Control {
             .map_err(|e| self.err(e, during, Duration::ZERO))
     }
 
-    /// Sends a JSON message.
-    pub fn send_json(&mut self, v: &Value, during: &'static str) -> Result<(), TrafficError> {
+    /// Sends a JSON message (a typed message of the schema, or any serialisable value).
+    pub fn send_json<T: serde::Serialize + ?Sized>(
+        &mut self,
+        v: &T,
+        during: &'static str,
+    ) -> Result<(), TrafficError> {
         message::write_json(&mut self.stream, v).map_err(|e| self.err(e, during, Duration::ZERO))
     }
 

@@ -6,37 +6,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// What kind of test the client asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    /// Bulk TCP or UDP streams, as iperf3 does. An iperf3 peer can do this.
-    #[default]
-    Stream,
-    /// Small UDP datagrams as fast as possible (linerate only).
-    Pps,
-    /// Request/response transactions (linerate only).
-    Rr,
-    /// Connect, request, response, close (linerate only).
-    Crr,
-}
-
-impl Mode {
-    /// Whether an iperf3 server can run this mode.
-    pub fn iperf3_can_do(self) -> bool {
-        self == Mode::Stream
-    }
-
-    /// The mode's name as on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::Stream => "stream",
-            Mode::Pps => "pps",
-            Mode::Rr => "rr",
-            Mode::Crr => "crr",
-        }
-    }
-}
+pub use crate::config::Mode;
+use crate::config::ModeOptions;
 
 /// The client's `"linerate"` parameter object.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -50,8 +21,8 @@ pub struct Extension {
     #[serde(default)]
     pub engine: String,
     /// Options of the pps/rr/crr modes and the extras (see [`crate::modes`]).
-    #[serde(default, skip_serializing_if = "crate::modes::ModeOptions::is_default")]
-    pub options: crate::modes::ModeOptions,
+    #[serde(default, skip_serializing_if = "ModeOptions::is_default")]
+    pub options: ModeOptions,
 }
 
 impl Extension {
@@ -61,7 +32,7 @@ impl Extension {
             version: crate::EXTENSION_VERSION,
             mode,
             engine: crate::ENGINE_VERSION.to_owned(),
-            options: crate::modes::ModeOptions::default(),
+            options: ModeOptions::default(),
         }
     }
 
@@ -69,6 +40,23 @@ impl Extension {
     pub fn from_json(v: &Value) -> Result<Extension, String> {
         serde_json::from_value(v.clone()).map_err(|e| format!("bad \"linerate\" key: {e}"))
     }
+}
+
+/// linerate's key in a side's results (`EXCHANGE_RESULTS`): what iperf3's keys cannot say.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ResultsExtension {
+    /// Extension version ([`crate::EXTENSION_VERSION`]).
+    #[serde(default)]
+    pub version: u32,
+    /// The sending engine's version.
+    #[serde(default)]
+    pub engine: String,
+    /// Where this side's workers ran.
+    #[serde(default)]
+    pub threads: Vec<linerate_iperf3::linerate::ThreadReport>,
+    /// Datagrams on this side's receiving ports that were not the test's.
+    #[serde(default)]
+    pub foreign_datagrams: u64,
 }
 
 /// The server's answer to the extension.

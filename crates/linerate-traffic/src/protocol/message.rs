@@ -46,8 +46,8 @@ pub fn parse_json(bytes: &[u8]) -> Result<Value, TrafficError> {
     serde_json::from_slice(bytes).map_err(|e| TrafficError::BadJson(e.to_string()))
 }
 
-/// Writes a JSON value with its length prefix.
-pub fn write_json<W: Write>(w: &mut W, value: &Value) -> io::Result<()> {
+/// Writes a message as JSON with its length prefix.
+pub fn write_json<W: Write, T: serde::Serialize + ?Sized>(w: &mut W, value: &T) -> io::Result<()> {
     let body = serde_json::to_vec(value).map_err(io::Error::other)?;
     let len = u32::try_from(body.len())
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "JSON message above 4 GiB"))?;

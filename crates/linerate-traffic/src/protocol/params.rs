@@ -1,9 +1,9 @@
-//! The test parameters the client sends after `PARAM_EXCHANGE`, in iperf3's keys.
-//!
-//! iperf3 treats a boolean key as set when it is present at all, so booleans are written only
-//! when true.
+//! The test parameters the client sends after `PARAM_EXCHANGE`: read and written in iperf3's
+//! keys through the schema's [`Params`] (which knows that iperf3 treats a boolean key as set
+//! when it is present at all), checked and defaulted here.
 
-use serde_json::{Map, Value, json};
+use linerate_iperf3::exchange::Params;
+use serde_json::{Number, Value};
 
 use crate::config::Protocol;
 use crate::protocol::Extension;
@@ -80,141 +80,117 @@ impl Default for TestParams {
     }
 }
 
-fn flag(m: &Map<String, Value>, key: &str) -> bool {
-    match m.get(key) {
-        None | Some(Value::Null) | Some(Value::Bool(false)) => false,
-        Some(Value::Number(n)) => n.as_f64().is_some_and(|x| x != 0.0),
-        Some(_) => true,
-    }
+/// A parameter's number as a non-negative float (the schema checked its sign).
+fn number(n: Option<&Number>) -> Option<f64> {
+    n.and_then(Number::as_f64)
 }
 
-fn number(m: &Map<String, Value>, key: &str) -> Result<Option<f64>, String> {
-    match m.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) => match n.as_f64() {
-            Some(x) if x.is_finite() && x >= 0.0 => Ok(Some(x)),
-            _ => Err(format!("\"{key}\" must be a non-negative number, got {n}")),
-        },
-        Some(other) => Err(format!("\"{key}\" must be a number, got {other}")),
-    }
-}
-
-fn whole(m: &Map<String, Value>, key: &str, max: u64) -> Result<Option<u64>, String> {
-    match number(m, key)? {
+/// A whole number of at most `max`; `Err` names the key.
+fn whole(n: Option<&Number>, key: &str, max: u64) -> Result<Option<u64>, String> {
+    match n {
         None => Ok(None),
-        Some(x) if x <= max as f64 => Ok(Some(x as u64)),
-        Some(x) => Err(format!("\"{key}\" = {x} is above {max}")),
+        Some(n) => match n.as_u64() {
+            Some(x) if x <= max => Ok(Some(x)),
+            Some(x) => Err(format!("\"{key}\" = {x} is above {max}")),
+            None => match n.as_f64() {
+                // A float (iperf3 writes whole numbers; others may not) is truncated, as before.
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                Some(x) if x <= max as f64 => Ok(Some(x as u64)),
+                _ => Err(format!("\"{key}\" = {n} is above {max}")),
+            },
+        },
     }
-}
-
-fn text(m: &Map<String, Value>, key: &str) -> Option<String> {
-    m.get(key).and_then(Value::as_str).map(str::to_owned)
 }
 
 impl TestParams {
     /// Reads the client's parameters; `Err` names the offending key.
     pub fn from_json(v: &Value) -> Result<TestParams, String> {
-        let m = v
-            .as_object()
-            .ok_or("the parameters are not a JSON object")?;
-        let protocol = if flag(m, "udp") {
+        let m = Params::<Extension>::from_value(v).map_err(|e| {
+            if e.place.starts_with("linerate") {
+                format!("bad \"linerate\" key: {}", e.message)
+            } else if e.place == "parameters" {
+                format!("the {} {}", e.place, e.message)
+            } else {
+                format!("\"{}\" {}", e.place, e.message)
+            }
+        })?;
+        let protocol = if m.udp {
             Protocol::Udp
-        } else if flag(m, "sctp") {
+        } else if m.sctp {
             return Err("SCTP is not supported".to_owned());
         } else {
             Protocol::Tcp
         };
         let d = TestParams::default();
-        let extension = match m.get("linerate") {
-            None | Some(Value::Null) => None,
-            Some(e) => Some(Extension::from_json(e)?),
-        };
         Ok(TestParams {
             protocol,
-            omit: number(m, "omit")?.unwrap_or(0.0),
-            time: number(m, "time")?.unwrap_or(d.time),
-            bytes: whole(m, "num", u64::MAX / 2)?.unwrap_or(0),
-            blocks: whole(m, "blockcount", u64::MAX / 2)?.unwrap_or(0),
-            parallel: whole(m, "parallel", u64::from(u32::MAX))?.unwrap_or(1) as u32,
-            reverse: flag(m, "reverse"),
-            bidirectional: flag(m, "bidirectional"),
-            window: whole(m, "window", u64::from(u32::MAX))?.filter(|w| *w > 0),
-            len: whole(m, "len", u64::from(u32::MAX))?
+            omit: number(m.omit.as_ref()).unwrap_or(0.0),
+            time: number(m.time.as_ref()).unwrap_or(d.time),
+            bytes: whole(m.num.as_ref(), "num", u64::MAX / 2)?.unwrap_or(0),
+            blocks: whole(m.blockcount.as_ref(), "blockcount", u64::MAX / 2)?.unwrap_or(0),
+            parallel: whole(m.parallel.as_ref(), "parallel", u64::from(u32::MAX))?
+                .map_or(1, |p| u32::try_from(p).unwrap_or(u32::MAX)),
+            reverse: m.reverse,
+            bidirectional: m.bidirectional,
+            window: whole(m.window.as_ref(), "window", u64::from(u32::MAX))?.filter(|w| *w > 0),
+            len: whole(m.len.as_ref(), "len", u64::from(u32::MAX))?
                 .filter(|l| *l > 0)
                 .unwrap_or(match protocol {
                     Protocol::Tcp => d.len,
                     Protocol::Udp => 1460,
                 }),
-            bandwidth: whole(m, "bandwidth", u64::MAX / 2)?.unwrap_or(0),
-            pacing_timer: whole(m, "pacing_timer", 10_000_000)?.unwrap_or(d.pacing_timer),
-            mss: whole(m, "MSS", u64::from(u32::MAX))?
+            bandwidth: whole(m.bandwidth.as_ref(), "bandwidth", u64::MAX / 2)?.unwrap_or(0),
+            pacing_timer: whole(m.pacing_timer.as_ref(), "pacing_timer", 10_000_000)?
+                .unwrap_or(d.pacing_timer),
+            mss: whole(m.mss.as_ref(), "MSS", u64::from(u32::MAX))?
                 .filter(|x| *x > 0)
-                .map(|x| x as u32),
-            nodelay: flag(m, "nodelay"),
-            tos: whole(m, "TOS", 255)?.filter(|t| *t > 0).map(|t| t as u8),
-            congestion: text(m, "congestion"),
-            get_server_output: flag(m, "get_server_output"),
-            udp_counters_64bit: flag(m, "udp_counters_64bit"),
-            client_version: text(m, "client_version"),
-            extension,
+                .and_then(|x| u32::try_from(x).ok()),
+            nodelay: m.nodelay,
+            tos: whole(m.tos.as_ref(), "TOS", 255)?
+                .filter(|t| *t > 0)
+                .and_then(|t| u8::try_from(t).ok()),
+            congestion: m.congestion,
+            get_server_output: m.get_server_output,
+            udp_counters_64bit: m.udp_counters_64bit,
+            client_version: m.client_version,
+            extension: m.linerate,
         })
     }
 
     /// The parameters as the client sends them.
     pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        match self.protocol {
-            Protocol::Tcp => m.insert("tcp".into(), json!(true)),
-            Protocol::Udp => m.insert("udp".into(), json!(true)),
-        };
+        serde_json::to_value(self.to_wire()).unwrap_or(Value::Null)
+    }
+
+    /// The parameters in iperf3's keys.
+    pub fn to_wire(&self) -> Params<Extension> {
         // iperf3 3.12 reads these with cJSON's valueint: whole numbers.
-        m.insert("omit".into(), json!(self.omit.round() as u64));
-        m.insert("time".into(), json!(self.time.ceil() as u64));
-        m.insert("num".into(), json!(self.bytes));
-        m.insert("blockcount".into(), json!(self.blocks));
-        m.insert("parallel".into(), json!(self.parallel));
-        if self.reverse {
-            m.insert("reverse".into(), json!(true));
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let whole_secs = |s: f64| Number::from(s.max(0.0) as u64);
+        Params {
+            tcp: self.protocol == Protocol::Tcp,
+            udp: self.protocol == Protocol::Udp,
+            sctp: false,
+            omit: Some(whole_secs(self.omit.round())),
+            time: Some(whole_secs(self.time.ceil())),
+            num: Some(self.bytes.into()),
+            blockcount: Some(self.blocks.into()),
+            parallel: Some(self.parallel.into()),
+            reverse: self.reverse,
+            bidirectional: self.bidirectional,
+            window: self.window.map(Number::from),
+            len: Some(self.len.into()),
+            bandwidth: (self.bandwidth > 0).then(|| self.bandwidth.into()),
+            pacing_timer: Some(self.pacing_timer.into()),
+            mss: self.mss.map(Number::from),
+            nodelay: self.nodelay,
+            tos: self.tos.map(Number::from),
+            congestion: self.congestion.clone(),
+            get_server_output: self.get_server_output,
+            udp_counters_64bit: self.udp_counters_64bit,
+            client_version: self.client_version.clone(),
+            linerate: self.extension.clone(),
         }
-        if self.bidirectional {
-            m.insert("bidirectional".into(), json!(true));
-        }
-        if let Some(w) = self.window {
-            m.insert("window".into(), json!(w));
-        }
-        m.insert("len".into(), json!(self.len));
-        if self.bandwidth > 0 {
-            m.insert("bandwidth".into(), json!(self.bandwidth));
-        }
-        m.insert("pacing_timer".into(), json!(self.pacing_timer));
-        if let Some(mss) = self.mss {
-            m.insert("MSS".into(), json!(mss));
-        }
-        if self.nodelay {
-            m.insert("nodelay".into(), json!(true));
-        }
-        if let Some(tos) = self.tos {
-            m.insert("TOS".into(), json!(tos));
-        }
-        if let Some(cc) = &self.congestion {
-            m.insert("congestion".into(), json!(cc));
-        }
-        if self.get_server_output {
-            m.insert("get_server_output".into(), json!(1));
-        }
-        if self.udp_counters_64bit {
-            m.insert("udp_counters_64bit".into(), json!(1));
-        }
-        if let Some(v) = &self.client_version {
-            m.insert("client_version".into(), json!(v));
-        }
-        if let Some(e) = &self.extension {
-            m.insert(
-                "linerate".into(),
-                serde_json::to_value(e).unwrap_or(Value::Null),
-            );
-        }
-        Value::Object(m)
     }
 
     /// Number of streams the client opens: `parallel`, doubled for `--bidir`.

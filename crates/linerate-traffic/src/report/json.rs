@@ -1,8 +1,12 @@
-//! [`RunResult`] → iperf3's `--json` schema (`start`, `intervals`, `end`), plus a `linerate`
-//! object for what iperf3 does not have. Tools that parse iperf3's output (and the results
-//! store) read this.
+//! [`RunResult`] → iperf3's `--json` document (`start`, `intervals`, `end`), plus a
+//! `linerate` object for what iperf3 does not have: typed by `linerate-iperf3`, so the client
+//! prints it and the results store keeps it without a JSON round trip.
 
-use serde_json::{Value, json};
+use linerate_iperf3::linerate::{Linerate, StreamNote};
+use linerate_iperf3::{
+    Connected, CpuUtilization, Document, End, EndReport, EndStream, HostPort, IntervalReport,
+    Start, TestStart, Timestamp,
+};
 
 use crate::config::{Direction, Protocol};
 use crate::result::{DirectionSum, Interval, RunResult, SideTotals, StartInfo, StreamInterval};
@@ -15,246 +19,258 @@ fn split(addr: &str) -> (String, u16) {
 }
 
 /// iperf3's `start` object.
-pub fn start_json(s: &StartInfo) -> Value {
-    let connected: Vec<Value> = s
+pub fn start(s: &StartInfo) -> Start {
+    let connected = s
         .connected
         .iter()
         .map(|c| {
-            let (lh, lp) = split(&c.local);
-            let (rh, rp) = split(&c.remote);
-            json!({
-                "socket": c.id,
-                "local_host": lh,
-                "local_port": lp,
-                "remote_host": rh,
-                "remote_port": rp,
-            })
+            let (local_host, lp) = split(&c.local);
+            let (remote_host, rp) = split(&c.remote);
+            Connected {
+                socket: Some(c.id),
+                local_host,
+                local_port: Some(lp.into()),
+                remote_host,
+                remote_port: Some(rp.into()),
+                ..Connected::default()
+            }
         })
         .collect();
-    json!({
-        "connected": connected,
-        "version": format!("linerate {}", s.engine_version),
-        "system_info": s.system_info,
-        "timestamp": {"time": http_date(s.timestamp), "timesecs": s.timestamp},
-        "connecting_to": {"host": s.peer.host, "port": s.peer.port},
-        "cookie": s.cookie,
-        "tcp_mss_default": s.tcp_mss_default.unwrap_or(0),
-        "target_bitrate": s.target_bitrate,
-        "fq_rate": 0,
-        "sock_bufsize": s.sock_bufsize,
-        "sndbuf_actual": s.sndbuf_actual,
-        "rcvbuf_actual": s.rcvbuf_actual,
-        "test_start": {
-            "protocol": s.protocol.iperf3_name(),
-            "num_streams": s.parallel,
-            "blksize": s.blksize,
-            "omit": s.omit_secs,
-            "duration": s.duration_secs,
-            "bytes": s.bytes,
-            "blocks": s.blocks,
-            "reverse": i32::from(s.reverse),
-            "tos": s.tos,
-            "target_bitrate": s.target_bitrate,
-            "bidir": i32::from(s.bidir),
-            "fqrate": 0,
-            "interval": s.interval_secs,
-        },
-    })
+    Start {
+        connected,
+        version: Some(format!("linerate {}", s.engine_version)),
+        system_info: Some(s.system_info.clone()),
+        timestamp: Some(Timestamp {
+            time: Some(http_date(s.timestamp)),
+            timesecs: Some(s.timestamp),
+            ..Timestamp::default()
+        }),
+        connecting_to: Some(HostPort {
+            host: s.peer.host.clone(),
+            port: Some(s.peer.port.into()),
+        }),
+        accepted_connection: None,
+        cookie: Some(s.cookie.clone()),
+        tcp_mss_default: Some(s.tcp_mss_default.map_or(0, u64::from)),
+        target_bitrate: Some(s.target_bitrate),
+        fq_rate: Some(0),
+        sock_bufsize: Some(s.sock_bufsize),
+        sndbuf_actual: Some(s.sndbuf_actual),
+        rcvbuf_actual: Some(s.rcvbuf_actual),
+        test_start: Some(TestStart {
+            protocol: Some(s.protocol.iperf3_name().to_owned()),
+            num_streams: Some(s.parallel.into()),
+            blksize: Some(s.blksize),
+            omit: Some(s.omit_secs),
+            duration: Some(s.duration_secs),
+            bytes: Some(s.bytes),
+            blocks: Some(s.blocks),
+            reverse: Some(u64::from(s.reverse)),
+            tos: Some(s.tos.into()),
+            target_bitrate: Some(s.target_bitrate),
+            bidir: Some(u64::from(s.bidir)),
+            fqrate: Some(0),
+            interval: Some(s.interval_secs),
+            ..TestStart::default()
+        }),
+        extra: serde_json::Map::new(),
+    }
 }
 
-fn interval_stream(iv: &Interval, s: &StreamInterval) -> Value {
+fn interval_stream(iv: &Interval, s: &StreamInterval) -> IntervalReport {
     let sender = s.direction == Direction::Send;
-    let mut v = json!({
-        "socket": s.id,
-        "start": iv.start,
-        "end": iv.end,
-        "seconds": iv.seconds(),
-        "bytes": s.bytes,
-        "bits_per_second": s.bits_per_second,
-        "omitted": iv.omitted,
-        "sender": sender,
-    });
+    let mut r = IntervalReport {
+        socket: Some(s.id),
+        start: iv.start,
+        end: iv.end,
+        seconds: Some(iv.seconds()),
+        bytes: s.bytes,
+        bits_per_second: s.bits_per_second,
+        omitted: Some(iv.omitted),
+        sender: Some(sender),
+        ..IntervalReport::default()
+    };
     if let Some(t) = s.tcp {
-        v["retransmits"] = json!(t.retransmits);
-        v["snd_cwnd"] = json!(t.snd_cwnd);
-        v["snd_wnd"] = json!(0);
-        v["rtt"] = json!(t.rtt_us);
-        v["rttvar"] = json!(t.rttvar_us);
-        v["pmtu"] = json!(t.pmtu);
+        r.retransmits = Some(t.retransmits);
+        r.snd_cwnd = Some(t.snd_cwnd);
+        r.snd_wnd = Some(0);
+        r.rtt = Some(t.rtt_us.into());
+        r.rttvar = Some(t.rttvar_us.into());
+        r.pmtu = Some(t.pmtu.into());
     }
     if let Some(u) = s.udp {
-        v["packets"] = json!(u.packets);
+        r.packets = Some(u.packets);
         if !sender {
-            v["jitter_ms"] = json!(u.jitter_ms);
-            v["lost_packets"] = json!(u.lost);
-            v["lost_percent"] = json!(crate::result::percent(
+            r.jitter_ms = Some(u.jitter_ms);
+            r.lost_packets = Some(u.lost);
+            r.lost_percent = Some(crate::result::percent(
                 u.lost,
-                u.packets.saturating_add(u.lost)
+                u.packets.saturating_add(u.lost),
             ));
-            v["out_of_order"] = json!(u.out_of_order);
-            v["duplicates"] = json!(u.duplicates);
+            r.out_of_order = Some(u.out_of_order);
+            r.duplicates = Some(u.duplicates);
         }
     }
-    v
+    r
 }
 
-fn interval_sum(iv: &Interval, dir: Direction, udp: bool) -> Value {
+fn interval_sum(iv: &Interval, dir: Direction, udp: bool) -> IntervalReport {
     let s = iv.sum(dir);
-    let mut v = json!({
-        "start": iv.start,
-        "end": iv.end,
-        "seconds": iv.seconds(),
-        "bytes": s.bytes,
-        "bits_per_second": s.bits_per_second,
-        "omitted": iv.omitted,
-        "sender": dir == Direction::Send,
-    });
-    if let Some(r) = s.retransmits {
-        v["retransmits"] = json!(r);
-    }
+    let mut r = IntervalReport {
+        start: iv.start,
+        end: iv.end,
+        seconds: Some(iv.seconds()),
+        bytes: s.bytes,
+        bits_per_second: s.bits_per_second,
+        retransmits: s.retransmits,
+        omitted: Some(iv.omitted),
+        sender: Some(dir == Direction::Send),
+        ..IntervalReport::default()
+    };
     if udp {
-        v["packets"] = json!(s.packets);
+        r.packets = Some(s.packets);
         if dir == Direction::Receive {
-            v["jitter_ms"] = json!(s.jitter_ms);
-            v["lost_packets"] = json!(s.lost);
-            v["lost_percent"] = json!(crate::result::percent(
+            r.jitter_ms = Some(s.jitter_ms);
+            r.lost_packets = Some(s.lost);
+            r.lost_percent = Some(crate::result::percent(
                 s.lost,
-                s.packets.saturating_add(s.lost)
+                s.packets.saturating_add(s.lost),
             ));
         }
     }
-    v
+    r
 }
 
 /// One element of iperf3's `intervals` array.
-pub fn interval_json(iv: &Interval) -> Value {
+pub fn interval(iv: &Interval) -> linerate_iperf3::Interval {
     let udp = iv.streams.iter().any(|s| s.udp.is_some());
-    let streams: Vec<Value> = iv.streams.iter().map(|s| interval_stream(iv, s)).collect();
     let has = |d: Direction| iv.streams.iter().any(|s| s.direction == d);
-    let mut v = json!({ "streams": streams });
-    match (has(Direction::Send), has(Direction::Receive)) {
-        (true, true) => {
-            v["sum"] = interval_sum(iv, Direction::Send, udp);
-            v["sum_bidir_reverse"] = interval_sum(iv, Direction::Receive, udp);
-        }
-        (false, true) => v["sum"] = interval_sum(iv, Direction::Receive, udp),
-        _ => v["sum"] = interval_sum(iv, Direction::Send, udp),
+    let (sum, sum_bidir_reverse) = match (has(Direction::Send), has(Direction::Receive)) {
+        (true, true) => (
+            interval_sum(iv, Direction::Send, udp),
+            Some(interval_sum(iv, Direction::Receive, udp)),
+        ),
+        (false, true) => (interval_sum(iv, Direction::Receive, udp), None),
+        _ => (interval_sum(iv, Direction::Send, udp), None),
+    };
+    linerate_iperf3::Interval {
+        streams: iv.streams.iter().map(|s| interval_stream(iv, s)).collect(),
+        sum: Some(sum),
+        sum_bidir_reverse,
+        extra: serde_json::Map::new(),
     }
-    v
 }
 
-fn side(t: &SideTotals, id: Option<i64>, sender: bool) -> Value {
-    let mut v = json!({
-        "start": 0,
-        "end": t.seconds,
-        "seconds": t.seconds,
-        "bytes": t.bytes,
-        "bits_per_second": t.bits_per_second,
-        "sender": sender,
-    });
-    if let Some(id) = id {
-        v["socket"] = json!(id);
-    }
+fn side(t: &SideTotals, id: Option<i64>, sender: bool) -> EndReport {
+    let mut r = EndReport {
+        socket: id,
+        start: Some(0.0),
+        end: Some(t.seconds),
+        seconds: Some(t.seconds),
+        bytes: t.bytes,
+        bits_per_second: t.bits_per_second,
+        sender: Some(sender),
+        ..EndReport::default()
+    };
     if sender {
-        if let Some(r) = t.retransmits {
-            v["retransmits"] = json!(r);
-        }
-        for (k, x) in [
-            ("max_snd_cwnd", t.max_snd_cwnd),
-            ("max_rtt", t.max_rtt.map(u64::from)),
-            ("min_rtt", t.min_rtt.map(u64::from)),
-            ("mean_rtt", t.mean_rtt.map(u64::from)),
-        ] {
-            if let Some(x) = x {
-                v[k] = json!(x);
-            }
-        }
+        r.retransmits = t.retransmits;
+        r.max_snd_cwnd = t.max_snd_cwnd;
+        r.max_rtt = t.max_rtt.map(u64::from);
+        r.min_rtt = t.min_rtt.map(u64::from);
+        r.mean_rtt = t.mean_rtt.map(u64::from);
     }
-    v
+    r
 }
 
-fn udp_sum(d: &DirectionSum, sender: bool) -> Value {
+fn udp_sum(d: &DirectionSum, sender: bool) -> EndReport {
     let u = d.udp.clone().unwrap_or_default();
     let t = if sender { &d.sender } else { &d.receiver };
-    json!({
-        "start": 0,
-        "end": t.seconds,
-        "seconds": t.seconds,
-        "bytes": t.bytes,
-        "bits_per_second": t.bits_per_second,
-        "jitter_ms": u.jitter_ms,
-        "lost_packets": u.lost,
-        "packets": if sender { u.sent_packets } else { u.packets },
-        "lost_percent": u.lost_percent,
-        "sender": sender,
-    })
+    EndReport {
+        start: Some(0.0),
+        end: Some(t.seconds),
+        seconds: Some(t.seconds),
+        bytes: t.bytes,
+        bits_per_second: t.bits_per_second,
+        jitter_ms: Some(u.jitter_ms),
+        lost_packets: Some(u.lost),
+        packets: Some(if sender { u.sent_packets } else { u.packets }),
+        lost_percent: Some(u.lost_percent),
+        sender: Some(sender),
+        ..EndReport::default()
+    }
 }
 
-/// The whole result in iperf3's `--json` schema, plus `linerate`.
-pub fn iperf3_json(r: &RunResult) -> Value {
+fn end(r: &RunResult) -> End {
     let udp = r.start.protocol == Protocol::Udp;
-    let streams: Vec<Value> = r
-        .end
+    let c = &r.end;
+    let streams = c
         .streams
         .iter()
-        .map(|s| {
-            let client_sends = s.direction == Direction::Send;
-            if let Some(u) = &s.udp {
-                json!({"udp": {
-                    "socket": s.id,
-                    "start": 0,
-                    "end": s.sender.seconds,
-                    "seconds": s.sender.seconds,
-                    "bytes": s.sender.bytes,
-                    "bits_per_second": s.sender.bits_per_second,
-                    "jitter_ms": u.jitter_ms,
-                    "lost_packets": u.lost,
-                    "packets": u.packets,
-                    "lost_percent": u.lost_percent,
-                    "out_of_order": u.out_of_order,
-                    "sender": client_sends,
-                }})
-            } else {
-                json!({
-                    "sender": side(&s.sender, Some(s.id), true),
-                    "receiver": side(&s.receiver, Some(s.id), false),
-                })
-            }
+        .map(|s| match &s.udp {
+            Some(u) => EndStream {
+                udp: Some(EndReport {
+                    socket: Some(s.id),
+                    start: Some(0.0),
+                    end: Some(s.sender.seconds),
+                    seconds: Some(s.sender.seconds),
+                    bytes: s.sender.bytes,
+                    bits_per_second: s.sender.bits_per_second,
+                    jitter_ms: Some(u.jitter_ms),
+                    lost_packets: Some(u.lost),
+                    packets: Some(u.packets),
+                    lost_percent: Some(u.lost_percent),
+                    out_of_order: Some(u.out_of_order),
+                    sender: Some(s.direction == Direction::Send),
+                    ..EndReport::default()
+                }),
+                ..EndStream::default()
+            },
+            None => EndStream {
+                sender: Some(side(&s.sender, Some(s.id), true)),
+                receiver: Some(side(&s.receiver, Some(s.id), false)),
+                ..EndStream::default()
+            },
         })
         .collect();
-    let mut end = json!({ "streams": streams });
-    let dirs = r.end.directions();
-    let bidir = dirs.len() == 2;
+    let mut out = End {
+        streams,
+        cpu_utilization_percent: Some(CpuUtilization {
+            host_total: Some(c.cpu_local.total),
+            host_user: Some(c.cpu_local.user),
+            host_system: Some(c.cpu_local.system),
+            remote_total: Some(c.cpu_remote.total),
+            remote_user: Some(c.cpu_remote.user),
+            remote_system: Some(c.cpu_remote.system),
+            ..CpuUtilization::default()
+        }),
+        ..End::default()
+    };
+    let dirs = c.directions();
     for (i, d) in dirs.iter().enumerate() {
-        let sum = r.end.sum(*d);
-        let suffix = if bidir && i == 1 {
-            "_bidir_reverse"
+        let sum = c.sum(*d);
+        let (sent, received) = if udp {
+            (udp_sum(&sum, true), udp_sum(&sum, false))
         } else {
-            ""
+            (
+                side(&sum.sender, None, true),
+                side(&sum.receiver, None, false),
+            )
         };
-        end[format!("sum_sent{suffix}")] = side(&sum.sender, None, true);
-        end[format!("sum_received{suffix}")] = side(&sum.receiver, None, false);
-        if udp {
-            end[format!("sum_sent{suffix}")] = udp_sum(&sum, true);
-            end[format!("sum_received{suffix}")] = udp_sum(&sum, false);
-            if i == 0 {
-                // iperf3's UDP `sum`: the sender's bytes with the receiver's loss and jitter.
-                let mut s = udp_sum(&sum, true);
-                s["packets"] = json!(sum.udp.as_ref().map_or(0, |u| u.packets));
-                s["sender"] = json!(*d == Direction::Send);
-                end["sum"] = s;
-            }
+        if dirs.len() == 2 && i == 1 {
+            out.sum_sent_bidir_reverse = Some(sent);
+            out.sum_received_bidir_reverse = Some(received);
+        } else {
+            out.sum_sent = Some(sent);
+            out.sum_received = Some(received);
+        }
+        if udp && i == 0 {
+            // iperf3's UDP `sum`: the sender's bytes with the receiver's loss and jitter.
+            let mut s = udp_sum(&sum, true);
+            s.packets = Some(sum.udp.as_ref().map_or(0, |u| u.packets));
+            s.sender = Some(*d == Direction::Send);
+            out.sum = Some(s);
         }
     }
-    let c = &r.end;
-    end["cpu_utilization_percent"] = json!({
-        "host_total": c.cpu_local.total,
-        "host_user": c.cpu_local.user,
-        "host_system": c.cpu_local.system,
-        "remote_total": c.cpu_remote.total,
-        "remote_user": c.cpu_remote.user,
-        "remote_system": c.cpu_remote.system,
-    });
     if !udp {
         let client_sends = dirs.first() == Some(&Direction::Send);
         let (snd, rcv) = if client_sends {
@@ -262,40 +278,62 @@ pub fn iperf3_json(r: &RunResult) -> Value {
         } else {
             (&c.congestion_remote, &c.congestion_local)
         };
-        if let Some(cc) = snd {
-            end["sender_tcp_congestion"] = json!(cc);
-        }
-        if let Some(cc) = rcv {
-            end["receiver_tcp_congestion"] = json!(cc);
-        }
-    }
-    let mut out = json!({
-        "schema": r.schema,
-        "start": start_json(&r.start),
-        "intervals": r.intervals.iter().map(interval_json).collect::<Vec<_>>(),
-        "end": end,
-        "linerate": {
-            "schema": r.schema,
-            "mode": r.start.mode,
-            "peer": r.start.peer,
-            "streams": r.end.streams.iter().map(|s| json!({
-                "id": s.id,
-                "direction": s.direction,
-                "duplicates": s.udp.as_ref().and_then(|u| u.duplicates),
-                "sent_packets": s.udp.as_ref().map(|u| u.sent_packets),
-            })).collect::<Vec<_>>(),
-        },
-    });
-    if let Some(m) = &r.modes {
-        crate::modes::result::add_to_json(&mut out["linerate"], m);
-    }
-    if let Some(t) = &c.server_output_text {
-        out["server_output_text"] = json!(t);
-    }
-    if let Some(j) = &c.server_output_json {
-        out["server_output_json"] = j.clone();
+        out.sender_tcp_congestion.clone_from(snd);
+        out.receiver_tcp_congestion.clone_from(rcv);
     }
     out
+}
+
+/// The `linerate` object: the mode and peer, per-stream facts, and the modes' figures (the
+/// headline pps and rr figures also at its top level, for scripts).
+fn linerate(r: &RunResult) -> Linerate {
+    let mut l = Linerate {
+        schema: Some(r.schema.clone()),
+        mode: Some(r.start.mode.name().to_owned()),
+        peer: Some(r.start.peer.clone()),
+        streams: r
+            .end
+            .streams
+            .iter()
+            .map(|s| StreamNote {
+                id: s.id,
+                direction: s.direction,
+                duplicates: s.udp.as_ref().and_then(|u| u.duplicates),
+                sent_packets: s.udp.as_ref().map(|u| u.sent_packets),
+            })
+            .collect(),
+        ..Linerate::default()
+    };
+    if let Some(m) = &r.modes {
+        if let Some(p) = &m.pps {
+            l.sent_pps = Some(p.sent_pps);
+            l.received_pps = Some(p.received_pps);
+            l.lost_packets = Some(p.lost_packets);
+            l.reordered_packets = Some(p.reordered_packets);
+            l.duplicate_packets = Some(p.duplicate_packets);
+        }
+        l.transactions_per_second = m.rr.as_ref().map(|rr| rr.transactions_per_second);
+        l.pps.clone_from(&m.pps);
+        l.rr.clone_from(&m.rr);
+        l.threads = Some(m.threads.clone());
+        l.server_threads.clone_from(&m.server_threads);
+    }
+    l
+}
+
+/// The whole result as iperf3's `--json` document, plus `linerate`.
+pub fn document(r: &RunResult) -> Document {
+    Document {
+        start: start(&r.start),
+        intervals: r.intervals.iter().map(interval).collect(),
+        end: end(r),
+        server_output_text: r.end.server_output_text.clone(),
+        server_output_json: r.end.server_output_json.clone(),
+        error: None,
+        schema: Some(r.schema.clone()),
+        linerate: Some(linerate(r)),
+        extra: serde_json::Map::new(),
+    }
 }
 
 /// `Sat, 21 Nov 2026 23:30:25 GMT` from Unix seconds (as iperf3's `timestamp.time`).

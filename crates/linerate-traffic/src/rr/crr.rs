@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 
 use super::CRR_IO_TIMEOUT;
 use super::tcp::{read_full, write_full};
+use crate::config::RrSize;
+use crate::flow::{POLL, StreamCounters, StreamSpec, is_retry, pattern};
 use crate::latency::Latency;
-use crate::modes::RrSize;
-use crate::stream::{POLL, StreamCounters, StreamSpec, is_retry};
 
 /// The client: transactions back to back; failed connects are counted (soft errors) and
 /// retried after a millisecond, never in a tight loop.
@@ -20,7 +20,7 @@ pub fn client(
     counters: &StreamCounters,
     stop: &AtomicBool,
 ) {
-    let req = crate::stream::tcp::pattern(size.request as usize);
+    let req = pattern(size.request as usize);
     let mut resp = vec![0u8; size.response as usize];
     let per = size.request + size.response;
     let mut lat = Latency::new();
@@ -72,7 +72,7 @@ pub fn server(
     // accept() honours SO_RCVTIMEO on Linux: the worker looks at `stop` every POLL.
     let _ = socket2::SockRef::from(listener).set_read_timeout(Some(POLL));
     let mut req = vec![0u8; size.request as usize];
-    let resp = crate::stream::tcp::pattern(size.response as usize);
+    let resp = pattern(size.response as usize);
     let per = size.request + size.response;
     let mut done = 0u64;
     let report = &spec.work.report;

@@ -5,9 +5,9 @@ use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use crate::config::RrSize;
+use crate::flow::{POLL, StreamCounters, StreamSpec, is_retry, pattern};
 use crate::latency::Latency;
-use crate::modes::RrSize;
-use crate::stream::{POLL, StreamCounters, StreamSpec, is_retry};
 
 /// Why an exchange stopped.
 #[derive(Debug, PartialEq, Eq)]
@@ -74,7 +74,7 @@ pub fn client(
 ) -> TcpStream {
     let _ = sock.set_nodelay(true);
     let _ = sock.set_write_timeout(Some(POLL));
-    let req = crate::stream::tcp::pattern(size.request as usize);
+    let req = pattern(size.request as usize);
     let mut resp = vec![0u8; size.response as usize];
     let per = size.request + size.response;
     let mut lat = Latency::new();
@@ -121,7 +121,7 @@ pub fn server(
     let _ = sock.set_nodelay(true);
     let _ = sock.set_write_timeout(Some(POLL));
     let mut req = vec![0u8; size.request as usize];
-    let resp = crate::stream::tcp::pattern(size.response as usize);
+    let resp = pattern(size.response as usize);
     let per = size.request + size.response;
     let mut done = 0u64;
     let reader = sock.try_clone().ok();

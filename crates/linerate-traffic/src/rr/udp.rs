@@ -5,9 +5,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use super::UDP_TIMEOUT;
+use crate::config::RrSize;
+use crate::flow::{POLL, StreamCounters, StreamSpec, is_retry, pattern};
 use crate::latency::Latency;
-use crate::modes::RrSize;
-use crate::stream::{POLL, StreamCounters, StreamSpec, is_retry};
 
 /// Bytes of the sequence number carried in each datagram.
 fn seq_bytes(size: RrSize) -> usize {
@@ -30,7 +30,7 @@ pub fn client(
 ) -> UdpSocket {
     let k = seq_bytes(size);
     let _ = sock.set_read_timeout(Some(POLL.min(UDP_TIMEOUT)));
-    let mut req = crate::stream::tcp::pattern(size.request as usize);
+    let mut req = pattern(size.request as usize);
     let mut resp = vec![0u8; size.response as usize + 1];
     let per = size.request + size.response;
     let mut lat = Latency::new();
@@ -101,7 +101,7 @@ pub fn server(
     let k = seq_bytes(size);
     let _ = sock.set_read_timeout(Some(POLL));
     let mut req = vec![0u8; size.request as usize + 1];
-    let mut resp = crate::stream::tcp::pattern(size.response as usize);
+    let mut resp = pattern(size.response as usize);
     let per = size.request + size.response;
     let (mut done, mut foreign) = (0u64, 0u64);
     while !stop.load(Ordering::Relaxed) {

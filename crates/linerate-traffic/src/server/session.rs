@@ -140,8 +140,7 @@ pub fn run(
     if let Err(Refusal(code, msg)) = check(sh, &params) {
         if linerate {
             let _ = ctl.send(State::LinerateHello, "refusing");
-            let hello = serde_json::to_value(Hello::refuse(msg.clone())).unwrap_or_default();
-            let _ = ctl.send_json(&hello, "refusing");
+            let _ = ctl.send_json(&Hello::refuse(msg.clone()), "refusing");
             ctl.linger_close();
         } else {
             let _ = ctl.send_server_error(code);
@@ -155,7 +154,6 @@ pub fn run(
             data_port: modes.data_port(),
             ..Hello::accept()
         };
-        let hello = serde_json::to_value(hello).unwrap_or_default();
         ctl.send_json(&hello, "greeting a linerate client")?;
     }
     sh.log(
@@ -230,7 +228,7 @@ pub fn run(
     let idle = sh.cfg.idle_timeout;
     ctl.send(State::ExchangeResults, "asking for results")?;
     let theirs = ctl.read_json(MAX_RESULTS_LEN, idle, "reading the client's results")?;
-    PeerResults::from_json(&theirs).map_err(TrafficError::BadJson)?;
+    PeerResults::from_json(&theirs).map_err(|e| TrafficError::BadJson(e.to_string()))?;
     let summary = TestSummary {
         protocol: params.protocol,
         streams: streams.len(),
@@ -243,7 +241,7 @@ pub fn run(
     if params.get_server_output {
         mine.server_output_text = Some(format!("linerate server test {test}: {summary}\n"));
     }
-    ctl.send_json(&mine.to_json(), "sending results")?;
+    ctl.send_json(&mine, "sending results")?;
     ctl.send(State::DisplayResults, "finishing")?;
     // The client answers IPERF_DONE; a client that just closes is fine too.
     let _ = ctl.read(idle, "waiting for the client to finish");

@@ -4,8 +4,8 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::pacing::Pacer;
-use super::{Budget, POLL, StreamCounters, StreamSpec, is_retry};
+use crate::flow::pacing::Pacer;
+use crate::flow::{Budget, POLL, StreamCounters, StreamSpec, is_retry, pattern};
 
 /// How long a stopped sender may take to finish the block it started.
 const FINISH_BLOCK: std::time::Duration = std::time::Duration::from_secs(2);
@@ -103,17 +103,4 @@ pub fn receive(
         }
     }
     sock
-}
-
-/// A payload that compresses badly enough not to flatter compressing links.
-pub(crate) fn pattern(len: usize) -> Vec<u8> {
-    let mut x: u32 = 0x9E37_79B9;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as u8
-        })
-        .collect()
 }

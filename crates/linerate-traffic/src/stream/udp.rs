@@ -4,10 +4,10 @@ use std::net::UdpSocket;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::pacing::Pacer;
-use super::udp_header::UdpHeader;
-use super::udp_rx::UdpRxTracker;
-use super::{Budget, POLL, StreamCounters, StreamSpec, is_retry};
+use crate::flow::pacing::Pacer;
+use crate::flow::udp_header::UdpHeader;
+use crate::flow::udp_rx::UdpRxTracker;
+use crate::flow::{Budget, POLL, StreamCounters, StreamSpec, is_retry, pattern};
 
 /// Sends datagrams of `spec.len` bytes, numbered from 1, paced to `spec.rate_bps`.
 pub fn send(
@@ -19,7 +19,7 @@ pub fn send(
 ) -> UdpSocket {
     let _ = sock.set_write_timeout(Some(POLL));
     let len = spec.len.max(UdpHeader::len(spec.udp64));
-    let mut buf = super::tcp::pattern(len);
+    let mut buf = pattern(len);
     let pacer = Pacer::new(spec.rate_bps, spec.pacing_timer);
     let mut seq: u64 = 1;
     let mut sent: u64 = 0;

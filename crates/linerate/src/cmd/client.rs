@@ -11,8 +11,9 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
+use linerate_iperf3::stream::Event as StreamEvent;
 use linerate_traffic::config::{Family, Mode, SocketOptions};
-use linerate_traffic::report::{interval_json, iperf3_json, start_json};
+use linerate_traffic::report;
 use linerate_traffic::{ClientConfig, Event, Protocol};
 use linerate_units::{BitRate, ByteSize, Duration};
 
@@ -197,7 +198,11 @@ impl Args {
     }
 }
 
-fn emit(line: &serde_json::Value) {
+/// Writes one `--json-stream` line.
+fn emit(line: &StreamEvent<'_>) {
+    let Ok(line) = serde_json::to_string(line) else {
+        return;
+    };
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{line}");
     let _ = out.flush();
@@ -217,12 +222,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let mut sink = |ev: Event<'_>| {
             if args.json_stream {
                 match ev {
-                    Event::Start(s) => {
-                        emit(&serde_json::json!({"event": "start", "data": start_json(s)}));
-                    }
-                    Event::Interval(iv) => {
-                        emit(&serde_json::json!({"event": "interval", "data": interval_json(iv)}));
-                    }
+                    Event::Start(s) => emit(&StreamEvent::Start(&report::start(s))),
+                    Event::Interval(iv) => emit(&StreamEvent::Interval(&report::interval(iv))),
                 }
             } else if !args.json && !mode_human.event(ev) {
                 human.event(ev);
@@ -236,7 +237,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             if args.json || args.json_stream {
                 let err = serde_json::json!({"schema": linerate_traffic::result::SCHEMA, "error": e.to_string()});
                 if args.json_stream {
-                    emit(&serde_json::json!({"event": "error", "data": e.to_string()}));
+                    emit(&StreamEvent::Error(&e.to_string()));
                 } else {
                     crate::output::print_json(&err)?;
                 }
@@ -246,27 +247,27 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             );
         }
     };
-    let json = iperf3_json(&result);
+    let document = report::document(&result);
     if args.json_stream {
-        emit(&serde_json::json!({"event": "end", "data": json["end"]}));
+        emit(&StreamEvent::End(&document.end));
     } else if args.json {
-        crate::output::print_json(&json)?;
+        crate::output::print_json(&document)?;
     } else {
         crate::output::print_text(&modes::summary(&result, || human.summary(&result)))?;
     }
-    store_run(&args, &json)?;
+    store_run(&args, &document)?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// Keeps the run in the results store (with this host's snapshot) and says under which id.
 /// A store that cannot be written is a warning: the measurement itself was printed above.
-fn store_run(args: &Args, json: &serde_json::Value) -> anyhow::Result<()> {
+fn store_run(args: &Args, document: &linerate_iperf3::Document) -> anyhow::Result<()> {
     if args.store.no_store {
         return Ok(());
     }
     let host = linerate_probe::HostSnapshot::capture(&linerate_probe::ProbeRoots::live());
     let host = serde_json::to_value(host).ok();
-    match crate::cmd::history::db::store_measured_run(&args.store, json, host, None) {
+    match crate::cmd::history::db::store_measured_run(&args.store, document, host, None) {
         Ok(Some(id)) if args.json || args.json_stream => eprintln!("linerate: stored as run {id}"),
         Ok(Some(id)) => crate::output::print_text(&format!("stored as run {id}\n"))?,
         Ok(None) => {}

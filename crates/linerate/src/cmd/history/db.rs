@@ -69,11 +69,12 @@ pub struct StoreRunArgs {
 /// Stores a run that linerate just measured (`linerate client`, `linerate lab`), unless
 /// `--no-store`, and returns its id (print it: "stored as run N").
 ///
-/// `document` is the run's iperf3-schema JSON (what `--json` prints); `host_snapshot` the
-/// `linerate-probe` snapshot as JSON, if one was taken.
+/// `document` is the run's iperf3-schema document (what `--json` prints), typed: it is stored
+/// as it is, without a JSON text in between; `host_snapshot` the `linerate-probe` snapshot as
+/// JSON, if one was taken.
 pub fn store_measured_run(
     args: &StoreRunArgs,
-    document: &serde_json::Value,
+    document: &linerate_iperf3::Document,
     host_snapshot: Option<serde_json::Value>,
     experiment: Option<linerate_store::ExperimentRef>,
 ) -> anyhow::Result<Option<linerate_store::RunId>> {
@@ -90,8 +91,8 @@ pub fn store_measured_run(
     context.tool = Some(format!("linerate {}", env!("CARGO_PKG_VERSION")));
     context.host = host_snapshot.map(host_ref);
     context.experiment = experiment;
-    let run = RunRecord::from_iperf3_json(document, context)
-        .context("the run's JSON does not have the shape the store needs")?;
+    let run = RunRecord::from_iperf3(document, context)
+        .context("the run's document does not have what the store needs")?;
     let mut store = args.db.open()?;
     let id = store
         .insert_run(&run)
@@ -157,7 +158,7 @@ mod tests {
         let db = dir.path().join("runs.db");
         let path =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/store/tcp.json");
-        let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path)?)?;
+        let doc = linerate_iperf3::Document::from_slice(&std::fs::read(path)?)?;
         let args = StoreRunArgs {
             db: DbArgs {
                 db: Some(db.clone()),
