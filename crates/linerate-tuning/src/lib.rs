@@ -15,6 +15,7 @@ pub mod catalogue;
 pub mod context;
 pub mod finding;
 pub mod formula;
+pub mod inventory;
 pub mod lint;
 pub mod os;
 pub mod parse;
