@@ -2,10 +2,16 @@
 //! and the Linux applier. Pure except the applier's backend.
 //!
 //! - [`catalogue`]: what each knob is (type, unit, defaults per version, scope, harms, source).
+//! - [`inventory`]: which keys exist at all, per OS and version, each list with its source.
 //! - [`parse`]: settings files → entries; [`lint`]: entries → [`Finding`]s.
 //! - [`profile`]: inputs → a derived [`profile::Profile`]; [`render`]: profile → files.
 //! - [`apply`]: journaled, read-back-verified writes through a [`apply::Backend`]
 //!   (in memory for tests, `/proc/sys` for real, inside a named network namespace if asked).
+//!
+//! Severity policy of every rule ([`lint`] has the details): **error** = the setting will fail
+//! or does harm; **warning** = a measurable cost or risk, with its formula and threshold in the
+//! message; **info** = style, redundancy, or outside linerate's knowledge. A key linerate does
+//! not know is `info[unchecked]`; "no such key" needs evidence from the [`inventory`].
 
 #![deny(missing_docs)]
 
