@@ -241,14 +241,14 @@ impl Inventory {
         let parts = split(key);
         let depth = (parts.len() - 1).clamp(1, 2);
         let head = &parts[..depth];
-        let starts =
-            |k: &[String]| k.len() > depth && k.iter().zip(head).all(|(a, b)| a == "*" || a == b);
+        let same = |a: &String, b: &String| a == "*" || a == b;
+        // A key under the node: longer than it, and equal to it up to its length.
+        let starts = |k: &[String]| k.len() > depth && k.iter().zip(head).all(|(a, b)| same(a, b));
+        // A subtree covers the node when either is a prefix of the other.
+        let covers = |p: &[String]| p.iter().zip(head).all(|(a, b)| same(a, b));
         self.exact.keys().any(|k| starts(&split(k)))
             || self.patterns.iter().any(|(p, _)| starts(p))
-            || self
-                .subtrees
-                .iter()
-                .any(|(p, _)| p.len() >= depth && starts(p) || p.as_slice() == head)
+            || self.subtrees.iter().any(|(p, _)| covers(p))
     }
 
     /// A known key that `key` is a near miss of: the same parent and a leaf within a small
