@@ -256,9 +256,6 @@ pub struct OsCatalogue {
     pub os: Os,
     /// The version whose defaults the file records.
     pub default_version: Version,
-    /// Real keys outside the catalogue (lint reports them as unchecked, not unknown).
-    #[serde(default)]
-    pub unchecked_prefixes: Vec<String>,
     /// FreeBSD loader.conf commands (module loads, boot options), matched as suffix or prefix.
     #[serde(default)]
     pub loader_commands: Vec<String>,
@@ -291,11 +288,6 @@ impl OsCatalogue {
         self.knobs.iter().find(|k| k.matches(key))
     }
 
-    /// Whether `key` is real but outside the catalogue.
-    pub fn is_unchecked(&self, key: &str) -> bool {
-        self.unchecked_prefixes.iter().any(|p| key.starts_with(p))
-    }
-
     /// Whether a loader.conf line is a loader command rather than a tunable.
     pub fn is_loader_command(&self, key: &str) -> bool {
         self.loader_commands
@@ -303,37 +295,33 @@ impl OsCatalogue {
             .any(|c| key.ends_with(c.as_str()) || key.starts_with(c.as_str()))
     }
 
-    /// The closest known name to an unknown key, when it is close enough to be a typo.
+    /// The catalogued name `key` is a typo of: the same parent and a leaf a typo's worth of
+    /// edits away (see [`crate::inventory`] for the rule).
     pub fn did_you_mean(&self, key: &str) -> Option<&str> {
-        let best = self
-            .knobs
+        let parts: Vec<String> = key.split('.').map(str::to_string).collect();
+        self.knobs
             .iter()
             .filter(|k| !k.name.contains('*'))
-            .map(|k| (edit_distance(key, &k.name), k.name.as_str()))
-            .min_by_key(|(d, _)| *d)?;
-        let limit = (key.len() / 6).max(2);
-        (best.0 <= limit).then_some(best.1)
+            .filter_map(|k| {
+                let known: Vec<String> = k.name.split('.').map(str::to_string).collect();
+                crate::inventory::leaf_near_miss(&parts, &known).map(|d| (d, k.name.as_str()))
+            })
+            .min()
+            .map(|(_, n)| n)
+    }
+
+    /// The catalogued names without `*`, for near-miss checks.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.knobs
+            .iter()
+            .filter(|k| !k.name.contains('*'))
+            .map(|k| k.name.as_str())
     }
 
     /// Parses `raw` as a value of `knob`.
     pub fn parse_value(knob: &Knob, raw: &str) -> Result<Value, String> {
         Value::parse(knob.ty, raw)
     }
-}
-
-/// Levenshtein distance over chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 const DATA: [(Os, &str); 4] = [

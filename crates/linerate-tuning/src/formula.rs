@@ -62,6 +62,15 @@ pub fn freebsd_nmbclusters_auto(ram: ByteSize) -> u64 {
     ram.bytes() / 16384
 }
 
+/// Seconds TCP sequence numbers take to cover half their space (2^31 bytes) at `rate`: the
+/// window within which PAWS (RFC 7323 timestamps) must tell old segments from new ones.
+pub fn sequence_wrap_seconds(rate: BitRate) -> f64 {
+    if rate.bps() == 0 {
+        return f64::INFINITY;
+    }
+    (1u64 << 31) as f64 * 8.0 / rate.as_f64()
+}
+
 /// Receive window Windows autotuning reaches at level `normal`: 65535 × 2^8 ≈ 16 MiB.
 pub const WINDOWS_NORMAL_WINDOW: u64 = 65535 << 8;
 
@@ -94,6 +103,10 @@ mod tests {
         assert_eq!(next_pow2(0), 1);
         let t = drain_seconds(300_000, 1500, BitRate::from_gbps(10));
         assert!((t - 0.369_12).abs() < 1e-4, "{t}");
+        let wrap = sequence_wrap_seconds(BitRate::from_gbps(10));
+        assert!((wrap - 1.718).abs() < 1e-3, "{wrap}");
+        let wrap = sequence_wrap_seconds(BitRate::from_gbps(1));
+        assert!((wrap - 17.18).abs() < 1e-2, "{wrap}");
         let paws = paws_rate_threshold().as_f64();
         assert!((paws / 1e6 - 143.2).abs() < 0.1, "{paws}");
     }

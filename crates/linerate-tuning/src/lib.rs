@@ -2,12 +2,18 @@
 //! and the Linux applier. Pure except the applier's backend.
 //!
 //! - [`catalogue`]: what each knob is (type, unit, defaults per version, scope, harms, source).
+//! - [`inventory`]: which keys exist at all, per OS and version, each list with its source.
 //! - [`parse`]: settings files → entries; [`lint`]: entries → [`Finding`]s.
 //! - [`hardware`]: a host snapshot (read by `linerate-probe`) → hardware [`Finding`]s, bus
 //!   checks and packet-rate limits. [`Finding`] and [`Role`] are leaf modules every rule shares.
 //! - [`profile`]: inputs → a derived [`profile::Profile`]; [`render`]: profile → files.
 //! - [`apply`]: journaled, read-back-verified writes through a [`apply::Backend`]
 //!   (in memory for tests, `/proc/sys` for real, inside a named network namespace if asked).
+//!
+//! Severity policy of every rule ([`lint`] has the details): **error** = the setting will fail
+//! or does harm; **warning** = a measurable cost or risk, with its formula and threshold in the
+//! message; **info** = style, redundancy, or outside linerate's knowledge. A key linerate does
+//! not know is `info[unchecked]`; "no such key" needs evidence from the [`inventory`].
 
 #![deny(missing_docs)]
 
@@ -18,6 +24,7 @@ pub mod context;
 pub mod finding;
 pub mod formula;
 pub mod hardware;
+pub mod inventory;
 pub mod lint;
 pub mod os;
 pub mod parse;

@@ -1,19 +1,35 @@
 //! The rules: judge a set of settings (from files, a dump or the live host) for a target
-//! [`Context`] and return [`Finding`]s. Per-setting rules live in `lint/entry.rs`, rules that
-//! relate several settings in `lint/cross.rs`, and rules about the stated path in `lint/path.rs`.
+//! [`Context`] and return [`Finding`]s. Whether a key exists lives in `lint/existence.rs`,
+//! per-setting value rules in `lint/entry.rs` (amounts in `lint/capacity.rs`), rules that relate
+//! several settings in `lint/cross.rs`, and rules about the stated path in `lint/path.rs`.
+//!
+//! Severity policy, for every rule:
+//! - **error**: the line will fail (no such key on the target, a value the kernel rejects, a
+//!   read-only key) or does harm (a setting known to break or weaken the stack);
+//! - **warning**: a measurable cost or risk, with the formula and the threshold in the message
+//!   (a queue that drains in 369 ms at 10 Gbit/s, buffers below the path's BDP);
+//! - **info**: style, redundancy, and what is outside linerate's knowledge (a key with no rules,
+//!   a value equal to the default, a duplicate with the same value, a renamed key's old name).
+//!
+//! A key is "unknown" (an error) only with positive evidence: it was removed in a stated
+//! version, it is absent from a subtree the inventory lists completely for the target version,
+//! it is a near miss of a known key, or it belongs to another OS's tree. A key linerate simply
+//! does not know is `info[unchecked]`.
 
 mod capacity;
 mod cross;
 mod entry;
+mod existence;
 mod path;
 
 use std::collections::HashMap;
 
-use crate::catalogue::{CatalogueError, Knob, OsCatalogue, catalogue};
+use crate::catalogue::{CatalogueError, Knob, OsCatalogue, Unit, catalogue};
 use crate::context::Context;
 use crate::finding::{Finding, Fix, Location, Severity};
-use crate::parse::Entry;
-use crate::value::Value;
+use crate::inventory::{Inventory, inventory};
+use crate::parse::{Entry, Format};
+use crate::value::{Value, normalize};
 
 /// What the entries represent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +53,8 @@ pub(crate) struct Effective {
 pub(crate) struct State<'a> {
     pub ctx: &'a Context,
     pub cat: &'a OsCatalogue,
+    /// The OS's key inventory (none for Windows).
+    pub inv: Option<&'a Inventory>,
     pub mode: Mode,
     pub set: HashMap<String, (Value, Location)>,
     /// Every key of every entry (valid or not), for dependency checks (loader commands).
@@ -74,27 +92,21 @@ pub fn lint(entries: &[Entry], ctx: &Context, mode: Mode) -> Result<Vec<Finding>
     let mut state = State {
         ctx,
         cat,
+        inv: inventory(ctx.os)?,
         mode,
         set: HashMap::new(),
         all_keys: HashMap::new(),
         saw_loader: false,
     };
-    let mut seen: HashMap<&str, &Location> = HashMap::new();
     for e in entries {
         state.all_keys.insert(e.key.clone(), e.value.clone());
-        state.saw_loader |= e.format == crate::parse::Format::Loader;
+        state.saw_loader |= e.format == Format::Loader;
+    }
+    let mut seen: HashMap<(&str, Format), &Entry> = HashMap::new();
+    for e in entries {
         if mode == Mode::Files {
-            if let Some(first) = seen.insert(e.key.as_str(), &e.location) {
-                findings.push(finding(
-                    "duplicate",
-                    Severity::Warning,
-                    Some(e.location.clone()),
-                    &e.key,
-                    Some(&e.value),
-                    format!("also set at {first}; only the last assignment takes effect"),
-                    Fix::Remove,
-                    "sysctl.conf(5)",
-                ));
+            if let Some(first) = seen.insert((e.key.as_str(), e.format), e) {
+                findings.push(duplicate(first, e));
             }
         }
         if let Some(value) = entry::check(e, &state, &mut findings) {
@@ -104,6 +116,38 @@ pub fn lint(entries: &[Entry], ctx: &Context, mode: Mode) -> Result<Vec<Finding>
     cross::check(&state, &mut findings);
     path::check(&state, &mut findings);
     Ok(findings)
+}
+
+/// A key set twice in files of the same kind: redundant when the values agree, a warning naming
+/// both lines when they do not (only the later one takes effect).
+fn duplicate(first: &Entry, again: &Entry) -> Finding {
+    let (sev, why) = if normalize(&first.value) == normalize(&again.value) {
+        (
+            Severity::Info,
+            format!(
+                "also set to the same value at {}; one of the two lines is redundant",
+                first.location
+            ),
+        )
+    } else {
+        (
+            Severity::Warning,
+            format!(
+                "set twice with different values: {} at {}, then {} here; only this last assignment takes effect",
+                first.value, first.location, again.value
+            ),
+        )
+    };
+    finding(
+        "duplicate",
+        sev,
+        Some(again.location.clone()),
+        &again.key,
+        Some(&again.value),
+        why,
+        Fix::Remove,
+        "sysctl.conf(5), sysctl.d(5)",
+    )
 }
 
 /// Builds a finding.
@@ -155,6 +199,15 @@ pub(crate) fn about(
         fix,
         knob.map_or("tuning-facts.md", |k| k.source.as_str()),
     )
+}
+
+/// An amount in its unit for messages: bytes as human sizes, anything else with its unit name.
+pub(crate) fn bytes_or(n: i64, unit: Unit) -> String {
+    if unit == Unit::Bytes {
+        bytes(n)
+    } else {
+        format!("{n} {}", unit.name())
+    }
 }
 
 /// Human byte counts for messages: `100 MB`, `32 MiB`, `2.4 MiB`. Takes any integer; negative

@@ -6,10 +6,11 @@ use std::str::FromStr;
 
 use crate::catalogue::catalogue;
 use crate::finding::{Finding, Fix, Location, Severity};
+use crate::inventory::inventory;
 use crate::os::Os;
 
 /// The grammar of a settings file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     /// `key = value` / `key=value` lines with `#` or `;` comments (sysctl.conf, sysctl.d).
@@ -44,10 +45,13 @@ impl FromStr for Format {
 /// One `key = value` assignment found in a file.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Entry {
-    /// The key, `/` separators turned into dots.
+    /// The key in dotted form (see [`normalize_key`]).
     pub key: String,
-    /// The value, trimmed, without quotes or inline comment.
+    /// The value, trimmed, without inline comment and without a surrounding pair of quotes.
     pub value: String,
+    /// The value was written in a pair of quotes (loader.conf's normal form; FreeBSD sysctl(8)
+    /// strips them too, Linux sysctl(8) and systemd-sysctl do not).
+    pub quoted: bool,
     /// Where it was.
     pub location: Location,
     /// Linux `-key`: sysctl ignores errors on this line.
@@ -83,13 +87,16 @@ pub fn decode(bytes: &[u8]) -> String {
     text.strip_prefix('\u{feff}').unwrap_or(&text).to_string()
 }
 
-/// Guesses a file's grammar from its name and content.
+/// Guesses a file's grammar from its name and content. loader.conf is recognised by name
+/// (`loader.conf`, `loader.conf.local`, anything in `loader.conf.d/`) and by content: a module
+/// load (`if_em_load="YES"`) or mostly `key="value"` assignments, loader.conf's own quoting.
 pub fn detect_format(name: &str, text: &str) -> Format {
-    let lower = name.to_ascii_lowercase();
+    let lower = name.to_ascii_lowercase().replace('\\', "/");
+    let base = lower.rsplit('/').next().unwrap_or(&lower);
     if lower.ends_with(".reg") || text.trim_start().starts_with("Windows Registry Editor") {
         return Format::Reg;
     }
-    if lower.ends_with("loader.conf") || lower.contains("loader.conf.d") {
+    if base.starts_with("loader.conf") || lower.contains("loader.conf.d/") {
         return Format::Loader;
     }
     if lower.ends_with("tuned.conf") || text.lines().any(|l| l.trim() == "[sysctl]") {
@@ -111,11 +118,32 @@ pub fn detect_format(name: &str, text: &str) -> Format {
     if bsd_dump * 2 > lines.len() {
         return Format::Dump;
     }
+    if looks_like_loader(&lines) {
+        return Format::Loader;
+    }
     // A Linux `sysctl -a` dump is sysctl.conf grammar without comments and with many keys.
     if comments == 0 && lines.len() >= 50 {
         return Format::Dump;
     }
     Format::Sysctl
+}
+
+/// loader.conf content: a `*_load="YES"` line, or at least two assignments of which most are
+/// written `key="value"` without spaces, as loader.conf(5) shows them.
+fn looks_like_loader(lines: &[&str]) -> bool {
+    let assignments: Vec<(&str, &str)> = lines
+        .iter()
+        .filter(|l| !l.starts_with('#') && !l.starts_with(';'))
+        .filter_map(|l| l.split_once('='))
+        .collect();
+    let module_load = assignments.iter().any(|(k, v)| {
+        k.trim().ends_with("_load") && v.trim().trim_matches('"').eq_ignore_ascii_case("yes")
+    });
+    let quoted = assignments
+        .iter()
+        .filter(|(k, v)| !k.ends_with(' ') && v.starts_with('"'))
+        .count();
+    module_load || (assignments.len() >= 2 && quoted * 2 > assignments.len())
 }
 
 fn is_bsd_dump_line(line: &str) -> bool {
@@ -129,7 +157,7 @@ fn is_key(key: &str) -> bool {
     !key.is_empty()
         && key
             .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/' | '*' | '%'))
+            .all(|c| c.is_ascii_alphanumeric() || "._-/*%?[]!@:".contains(c))
 }
 
 /// Parses `text` (read from `source`) as `format`.
@@ -201,10 +229,37 @@ enum LineResult {
     Error(String),
 }
 
+/// A key in dotted form, the way sysctl.d(5) reads it: when the first separator is `/`, the
+/// key is a path (`net/ipv4/conf/eth0.100/rp_filter`), whose `/` are separators and whose dots
+/// belong to names; a dotted key keeps its `/`, which stand for dots inside a name
+/// (`net.ipv4.conf.eth0/100.rp_filter`). Both give `net.ipv4.conf.eth0/100.rp_filter`.
+pub fn normalize_key(key: &str) -> String {
+    match key.find(['.', '/']) {
+        Some(i) if key[i..].starts_with('/') => key
+            .split('/')
+            .map(|c| c.replace('.', "/"))
+            .collect::<Vec<_>>()
+            .join("."),
+        _ => key.to_string(),
+    }
+}
+
+/// A value without one surrounding pair of matching quotes, and whether it had them.
+fn unquote(value: &str) -> (&str, bool) {
+    for q in ['"', '\''] {
+        if let Some(inner) = value.strip_prefix(q).and_then(|v| v.strip_suffix(q)) {
+            return (inner, true);
+        }
+    }
+    (value, false)
+}
+
 fn entry(key: &str, value: &str, format: Format) -> Entry {
+    let (value, quoted) = unquote(value);
     Entry {
-        key: key.replace('/', "."),
+        key: normalize_key(key),
         value: crate::value::normalize(value),
+        quoted,
         location: Location {
             source: String::new(),
             line: None,
@@ -234,6 +289,10 @@ fn parse_sysctl_line(line: &str, format: Format) -> LineResult {
         Some(rest) => (true, rest.trim_start()),
         None => (false, line),
     };
+    // sysctl.d(5): `-key` without a value excludes the key from an earlier glob assignment.
+    if ignore && !body.contains('=') && is_key(body) {
+        return LineResult::Skip;
+    }
     let (key, value) = match split_key(body, '=') {
         Ok(kv) => kv,
         Err(e) => return LineResult::Error(e),
@@ -291,6 +350,7 @@ fn parse_loader_line(line: &str) -> LineResult {
         return LineResult::Error(format!("`{key}`: unexpected `{trailing}` after the value"));
     }
     let mut e = entry(key, value, Format::Loader);
+    e.quoted |= rest.starts_with('"');
     if value.trim().is_empty() {
         return LineResult::Error(format!("`{key}` has an empty value"));
     }
@@ -331,7 +391,8 @@ fn parse_reg_line(line: &str, section_ok: &mut bool) -> LineResult {
 }
 
 /// Guesses the OS of a set of entries: a `.reg` file is Windows, loader.conf is FreeBSD; otherwise
-/// the catalogue that knows most of the keys wins (ties go to FreeBSD over OpenBSD).
+/// the OS whose catalogue and inventory know most of the keys wins (ties go to FreeBSD over
+/// OpenBSD).
 pub fn detect_os(entries: &[Entry], format: Format) -> Option<Os> {
     match format {
         Format::Reg => return Some(Os::Windows),
@@ -354,10 +415,10 @@ pub fn detect_os(entries: &[Entry], format: Format) -> Option<Os> {
             scores[0] += 2;
         }
         for (i, os) in Os::ALL.iter().enumerate() {
-            if let Ok(cat) = catalogue(*os) {
-                if cat.get(&e.key).is_some() {
-                    scores[i] += 1;
-                }
+            if catalogue(*os).is_ok_and(|c| c.get(&e.key).is_some())
+                || inventory(*os).is_ok_and(|inv| inv.is_some_and(|inv| inv.find(&e.key).is_some()))
+            {
+                scores[i] += 1;
             }
         }
     }

@@ -5,8 +5,7 @@
 use crate::catalogue::{Knob, Unit};
 use crate::finding::{Finding, Fix, Severity};
 use crate::formula;
-use crate::lint::entry::bytes_or;
-use crate::lint::{Mode, State, bytes, finding};
+use crate::lint::{Mode, State, bytes, bytes_or, finding};
 use crate::parse::Entry;
 use crate::value::Value;
 
@@ -116,6 +115,10 @@ pub(crate) fn autosized(
     let ctx = st.ctx;
     let loc = Some(e.location.clone());
     let key = e.key.as_str();
+    // FreeBSD reads 0 as "size it automatically" (kern_mbuf.c tunable_mbinit).
+    if key == "kern.ipc.nmbclusters" && value.as_int() == Some(0) {
+        return;
+    }
     // Page-unit knobs: compare with RAM (the classic bytes-for-pages mistake).
     if knob.unit == Unit::Pages {
         if let Some(max) = value.as_ints().and_then(|v| v.last().copied()) {

@@ -1,10 +1,12 @@
-//! Rules about one setting on its own: does the key exist on the target version, is the value
-//! valid, harmful, a no-op, a downgrade, redundant, a bloated queue, or in the wrong file.
+//! Rules about one catalogued setting on its own: is it removed or renamed on the target
+//! version, is the value valid, harmful, a no-op, a downgrade, redundant, a bloated queue, or in
+//! the wrong file. Keys outside the catalogue go to `lint/existence.rs`.
 
-use crate::catalogue::{Knob, Unit, When, catalogue};
+use crate::catalogue::{Knob, When};
 use crate::finding::{Finding, Fix, Severity};
 use crate::formula;
-use crate::lint::{Mode, State, bytes, finding};
+use crate::inventory::distance;
+use crate::lint::{Mode, State, bytes_or, existence, finding};
 use crate::os::Os;
 use crate::parse::{Entry, Format};
 use crate::value::{Value, ValueType};
@@ -43,8 +45,9 @@ pub(crate) fn check(e: &Entry, st: &State<'_>, out: &mut Vec<Finding>) -> Option
         }
     }
 
+    existence::module_note(e, st, out);
     let Some(knob) = st.cat.get(&e.key) else {
-        unknown(e, st, out);
+        existence::check(e, st, out);
         return None;
     };
 
@@ -55,7 +58,12 @@ pub(crate) fn check(e: &Entry, st: &State<'_>, out: &mut Vec<Finding>) -> Option
                 .renamed_to
                 .as_ref()
                 .map_or(Fix::Remove, |n| Fix::Rename(n.clone()));
-            push(out, "removed-key", Severity::Error, why, fix, &knob.source);
+            let sev = if e.ignore_errors {
+                Severity::Warning
+            } else {
+                Severity::Error
+            };
+            push(out, "removed-key", sev, why, fix, &knob.source);
             return None;
         }
     }
@@ -80,7 +88,7 @@ pub(crate) fn check(e: &Entry, st: &State<'_>, out: &mut Vec<Finding>) -> Option
             push(
                 out,
                 "renamed-key",
-                Severity::Warning,
+                Severity::Info,
                 format!(
                     "renamed to {new} in {} {since}; the old name is a compatibility alias",
                     ctx.os
@@ -94,6 +102,21 @@ pub(crate) fn check(e: &Entry, st: &State<'_>, out: &mut Vec<Finding>) -> Option
         wrong_file(e, knob, out);
     }
 
+    if e.quoted && ctx.os == Os::Linux && knob.ty != ValueType::String {
+        push(
+            out,
+            "bad-value",
+            Severity::Error,
+            format!(
+                "sysctl(8) and systemd-sysctl pass the quotes to the kernel, which rejects `\"{}\"` for {}",
+                e.value,
+                knob.ty.describe()
+            ),
+            Fix::Set(e.value.clone()),
+            &knob.source,
+        );
+        return None;
+    }
     let value = match Value::parse(knob.ty, &e.value) {
         Ok(v) => v,
         Err(why) => {
@@ -134,7 +157,7 @@ pub(crate) fn check(e: &Entry, st: &State<'_>, out: &mut Vec<Finding>) -> Option
             push(
                 out,
                 "noop",
-                Severity::Warning,
+                Severity::Info,
                 format!("no effect{since}: {}", noop.why),
                 fix,
                 &knob.source,
@@ -157,7 +180,14 @@ pub(crate) fn check(e: &Entry, st: &State<'_>, out: &mut Vec<Finding>) -> Option
             } else {
                 Fix::Set(h.fix.clone())
             };
-            push(out, "harmful", h.severity, h.why.clone(), fix, &knob.source);
+            push(
+                out,
+                "harmful",
+                h.severity,
+                explain(&h.why, st),
+                fix,
+                &knob.source,
+            );
         }
     }
 
@@ -200,70 +230,23 @@ pub(crate) fn check(e: &Entry, st: &State<'_>, out: &mut Vec<Finding>) -> Option
     Some(value)
 }
 
-pub(crate) fn bytes_or(n: i64, unit: Unit) -> String {
-    if unit == Unit::Bytes {
-        bytes(n)
-    } else {
-        format!("{n} {}", unit.name())
+/// Fills the computed parts of a catalogue message: `{paws}` is the time TCP sequence numbers
+/// take to wrap at the stated (or assumed) rate.
+fn explain(why: &str, st: &State<'_>) -> String {
+    if !why.contains("{paws}") {
+        return why.to_string();
     }
-}
-
-fn unknown(e: &Entry, st: &State<'_>, out: &mut Vec<Finding>) {
-    let loc = Some(e.location.clone());
-    if e.format == Format::Loader && st.cat.is_loader_command(&e.key) {
-        return; // module loads and boot options, not tunables
-    }
-    if st.mode == Mode::Live {
-        return; // a live dump has thousands of keys outside the catalogue
-    }
-    if st.cat.is_unchecked(&e.key) {
-        out.push(finding(
-            "unchecked",
-            Severity::Info,
-            loc,
-            &e.key,
-            Some(&e.value),
-            "outside linerate's network catalogue; not checked".into(),
-            Fix::None,
-            "linerate catalogue",
-        ));
-        return;
-    }
-    let other = Os::ALL
-        .iter()
-        .filter(|o| **o != st.ctx.os)
-        .find(|o| catalogue(**o).is_ok_and(|c| c.get(&e.key).is_some()));
-    let (why, fix) = if let Some(other) = other {
-        (
-            format!("not a {} key: this is a {other} setting", st.ctx.os),
-            Fix::Remove,
-        )
-    } else if let Some(near) = st.cat.did_you_mean(&e.key) {
-        (
-            format!("no such {} key; did you mean {near}?", st.ctx.os),
-            Fix::Rename(near.to_string()),
-        )
-    } else {
-        (
-            format!("no such {} key on {}", st.ctx.os, st.ctx.version),
-            Fix::Remove,
-        )
+    let (rate, assumed) = match st.ctx.rate {
+        Some(r) => (r, ""),
+        None => (formula::ASSUMED_RATE, " (assumed; pass --rate)"),
     };
-    let sev = if e.ignore_errors {
-        Severity::Warning
-    } else {
-        Severity::Error
-    };
-    out.push(finding(
-        "unknown-key",
-        sev,
-        loc,
-        &e.key,
-        Some(&e.value),
-        why,
-        fix,
-        "linerate catalogue",
-    ));
+    let wrap = formula::sequence_wrap_seconds(rate);
+    why.replace(
+        "{paws}",
+        &format!(
+            "at {rate}{assumed} sequence numbers wrap in {wrap:.1} s (2^31 bytes × 8 / rate), so a segment delayed that long can be taken for new data"
+        ),
+    )
 }
 
 fn wrong_file(e: &Entry, knob: &Knob, out: &mut Vec<Finding>) {
@@ -307,10 +290,19 @@ fn valid(e: &Entry, knob: &Knob, value: &Value, out: &mut Vec<Finding>) -> bool 
             && !knob.values.is_empty()
             && !knob.values.iter().any(|v| v == t)
         {
-            return bad(
-                format!("`{t}` is not one of {}", knob.values.join(", ")),
-                knob.default.clone().map_or(Fix::Remove, Fix::Set),
-            );
+            return match nearest(t, &knob.values) {
+                Some(near) => bad(
+                    format!(
+                        "`{t}` is not one of {}; did you mean {near}?",
+                        knob.values.join(", ")
+                    ),
+                    Fix::Set(near.to_string()),
+                ),
+                None => bad(
+                    format!("`{t}` is not one of {}", knob.values.join(", ")),
+                    knob.default.clone().map_or(Fix::Remove, Fix::Set),
+                ),
+            };
         }
         return true;
     }
@@ -349,4 +341,15 @@ fn valid(e: &Entry, knob: &Knob, value: &Value, out: &mut Vec<Finding>) -> bool 
         }
     }
     true
+}
+
+/// The allowed value `t` is a typo of, if any (one edit for short names, two for long ones).
+fn nearest<'a>(t: &str, values: &'a [String]) -> Option<&'a str> {
+    let limit = if t.chars().count() >= 8 { 2 } else { 1 };
+    values
+        .iter()
+        .map(|v| (distance(t, v), v.as_str()))
+        .filter(|(d, _)| *d <= limit)
+        .min()
+        .map(|(_, v)| v)
 }

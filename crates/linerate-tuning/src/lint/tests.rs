@@ -169,3 +169,87 @@ fn misordered_buffer_triples_are_fixed_by_ordering_them() {
         assert_eq!(f.fix, Fix::Set(fix.into()), "{line}");
     }
 }
+
+fn severities(os: Os, version: &str, text: &str) -> Vec<(String, String, Severity)> {
+    let mut ctx = Context::new(os);
+    ctx.version = version.parse().unwrap_or_else(|e| panic!("{e}"));
+    let parsed = parse("t.conf", text, Format::Sysctl);
+    lint(&parsed.entries, &ctx, Mode::Files)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .into_iter()
+        .map(|f| (f.rule, f.key, f.severity))
+        .collect()
+}
+
+#[test]
+fn unknown_keys_need_evidence() {
+    let text = "net.ipv4.tcp_nosuch = 1\nkernel.vendor_knob = 1\nnet.ipv4.tcp_rmen = 1 2 3\n-net.ipv4.tcp_nosuch2 = 1\n";
+    let f = severities(Os::Linux, "6.18", text);
+    let sev = |key: &str| {
+        f.iter()
+            .find(|(_, k, _)| k == key)
+            .map(|(r, _, s)| (r.as_str(), *s))
+    };
+    // net.ipv4 is listed completely for 6.18.
+    assert_eq!(
+        sev("net.ipv4.tcp_nosuch"),
+        Some(("unknown-key", Severity::Error))
+    );
+    // Nothing says kernel.* is complete: outside linerate's knowledge.
+    assert_eq!(
+        sev("kernel.vendor_knob"),
+        Some(("unchecked", Severity::Info))
+    );
+    assert_eq!(
+        sev("net.ipv4.tcp_rmen"),
+        Some(("unknown-key", Severity::Error))
+    );
+    // sysctl ignores failures on `-key` lines.
+    assert_eq!(
+        sev("net.ipv4.tcp_nosuch2"),
+        Some(("unknown-key", Severity::Warning))
+    );
+    // 6.18's completeness says nothing about 6.1.
+    let old = severities(Os::Linux, "6.1", "net.ipv4.tcp_nosuch = 1\n");
+    assert_eq!(old[0].0, "unchecked");
+    assert_eq!(old[0].2, Severity::Info);
+}
+
+#[test]
+fn duplicates_depend_on_whether_the_values_agree() {
+    let f = severities(
+        Os::Linux,
+        "6.18",
+        "vm.swappiness = 10\nvm.swappiness = 10\nnet.ipv4.tcp_fin_timeout = 30\nnet.ipv4.tcp_fin_timeout = 15\n",
+    );
+    let dup: Vec<(&str, Severity)> = f
+        .iter()
+        .filter(|(r, _, _)| r == "duplicate")
+        .map(|(_, k, s)| (k.as_str(), *s))
+        .collect();
+    assert_eq!(
+        dup,
+        [
+            ("vm.swappiness", Severity::Info),
+            ("net.ipv4.tcp_fin_timeout", Severity::Warning)
+        ]
+    );
+}
+
+#[test]
+fn module_keys_say_so_unless_loader_conf_loads_the_module() {
+    let mut ctx = Context::new(Os::Freebsd);
+    ctx.version = "14.0".parse().unwrap_or_else(|e| panic!("{e}"));
+    let sysctl = parse("s.conf", "net.inet.ip.fw.dyn_max=65536\n", Format::Sysctl);
+    let alone = lint(&sysctl.entries, &ctx, Mode::Files).unwrap_or_else(|e| panic!("{e}"));
+    assert!(alone.iter().any(|f| f.rule == "needs-module"), "{alone:?}");
+    let loader = parse("l.conf", "ipfw_load=\"YES\"\n", Format::Loader);
+    let both: Vec<_> = loader
+        .entries
+        .iter()
+        .chain(&sysctl.entries)
+        .cloned()
+        .collect();
+    let f = lint(&both, &ctx, Mode::Files).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!f.iter().any(|f| f.rule == "needs-module"), "{f:?}");
+}

@@ -139,3 +139,83 @@ fn tuned_profiles_contribute_their_sysctl_section() {
     assert!(p.syntax.is_empty());
     assert_eq!(detect_os(&p.entries, Format::Tuned), Some(Os::Linux));
 }
+
+#[test]
+fn loader_conf_by_name_and_by_content() {
+    for name in [
+        "loader.conf",
+        "/boot/loader.conf.local",
+        "/boot/loader.conf.d/10-nic.conf",
+        "C:\\backup\\loader.conf.local",
+    ] {
+        assert_eq!(detect_format(name, "kern.x=1\n"), Format::Loader, "{name}");
+    }
+    let quoted = "hw.em.rxd=\"2048\"\nhw.em.txd=\"2048\"\nnet.link.ifqmaxlen=512\n";
+    assert_eq!(detect_format("tunables", quoted), Format::Loader);
+    assert_eq!(
+        detect_format("boot.txt", "# nic\nif_em_load=\"YES\"\n"),
+        Format::Loader
+    );
+    // A sysctl.conf with one quoted string is still a sysctl.conf.
+    assert_eq!(
+        detect_format(
+            "sysctl.conf",
+            "kernel.core_pattern = \"core\"\nnet.ipv4.tcp_sack = 1\nvm.swappiness = 10\n"
+        ),
+        Format::Sysctl
+    );
+}
+
+#[test]
+fn keys_in_path_form_keep_dots_inside_names() {
+    assert_eq!(
+        normalize_key("net/ipv4/conf/eth0.100/rp_filter"),
+        "net.ipv4.conf.eth0/100.rp_filter"
+    );
+    assert_eq!(
+        normalize_key("net.ipv4.conf.eth0/100.rp_filter"),
+        "net.ipv4.conf.eth0/100.rp_filter"
+    );
+    assert_eq!(normalize_key("net.ipv4.tcp_sack"), "net.ipv4.tcp_sack");
+    let p = parse(
+        "d.conf",
+        "net/ipv4/ip_forward = 1\n-net.ipv4.conf.all.rp_filter\nnet.ipv4.conf.*.rp_filter = 2\n",
+        Format::Sysctl,
+    );
+    assert!(p.syntax.is_empty(), "{:?}", p.syntax);
+    let keys: Vec<&str> = p.entries.iter().map(|e| e.key.as_str()).collect();
+    assert_eq!(keys, ["net.ipv4.ip_forward", "net.ipv4.conf.*.rp_filter"]);
+}
+
+#[test]
+fn quotes_are_removed_and_remembered() {
+    let p = parse(
+        "s.conf",
+        "kern.ipc.maxsockbuf=\"16777216\"\nnet.ipv4.tcp_rmem = '4096 131072 6291456'\nvm.swappiness = 10\r\n",
+        Format::Sysctl,
+    );
+    let got: Vec<(&str, bool)> = p
+        .entries
+        .iter()
+        .map(|e| (e.value.as_str(), e.quoted))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("16777216", true),
+            ("4096 131072 6291456", true),
+            ("10", false)
+        ]
+    );
+    let l = parse(
+        "l.conf",
+        "hw.igb.rxd=\"2048\"\nkern.vty=vt\n",
+        Format::Loader,
+    );
+    let got: Vec<(&str, bool)> = l
+        .entries
+        .iter()
+        .map(|e| (e.value.as_str(), e.quoted))
+        .collect();
+    assert_eq!(got, [("2048", true), ("vt", false)]);
+}

@@ -23,6 +23,7 @@ fn entries(p: &Profile) -> Vec<Entry> {
         .map(|(i, s)| Entry {
             key: s.key.clone(),
             value: s.value.clone(),
+            quoted: false,
             location: Location {
                 source: "profile".into(),
                 line: Some(i + 1),

@@ -23,9 +23,13 @@ use host::HostFacts;
 
 /// Arguments of `linerate audit`.
 #[derive(Debug, clap::Args)]
-#[command(
-    after_help = "Exit status: 0 nothing at or above --fail-on, 1 findings, 2 usage or I/O error."
-)]
+#[command(after_help = concat!(
+    "Severity: error = the setting will fail (no such key on the target version, a value the \
+     kernel rejects, a read-only key) or does harm; warning = a measurable cost or risk, shown \
+     with its formula and threshold; info = style, redundancy, or outside linerate's knowledge \
+     (a key with no rules, or one linerate cannot place, is info[unchecked], never an error).\n\n",
+    "Exit status: 0 nothing at or above --fail-on, 1 findings, 2 usage or I/O error."
+))]
 pub struct Args {
     /// Audit a `sysctl -a` dump (from any OS) instead of the live host
     #[arg(long, value_name = "FILE")]

@@ -19,9 +19,13 @@ use target::TargetArgs;
 
 /// Arguments of `linerate lint`.
 #[derive(Debug, clap::Args)]
-#[command(
-    after_help = "Exit status: 0 nothing at or above --fail-on, 1 findings, 2 usage or I/O error."
-)]
+#[command(after_help = concat!(
+    "Severity: error = the setting will fail (no such key on the target version, a value the \
+     kernel rejects, a read-only key) or does harm; warning = a measurable cost or risk, shown \
+     with its formula and threshold; info = style, redundancy, or outside linerate's knowledge \
+     (a key with no rules, or one linerate cannot place, is info[unchecked], never an error).\n\n",
+    "Exit status: 0 nothing at or above --fail-on, 1 findings, 2 usage or I/O error."
+))]
 pub struct Args {
     /// Files to check (sysctl.conf, sysctl.d/*.conf, loader.conf, tuned.conf, `sysctl -a` output,
     /// .reg); a directory stands for its *.conf files
@@ -30,7 +34,8 @@ pub struct Args {
     /// Target OS: linux, freebsd, openbsd, windows (default: detected from the keys)
     #[arg(long)]
     pub os: Option<Os>,
-    /// File grammar: sysctl, loader, dump, reg, tuned (default: detected)
+    /// File grammar: sysctl, loader, dump, reg, tuned (default: detected from the name, e.g.
+    /// loader.conf, loader.conf.local, loader.conf.d/*, and the content)
     #[arg(long)]
     pub format: Option<Format>,
     #[command(flatten)]
