@@ -21,6 +21,7 @@
 pub mod analysis;
 pub mod ethtool;
 mod findings;
+pub mod freebsd;
 pub mod host;
 pub mod interface;
 pub mod irq;
