@@ -32,6 +32,16 @@ pub enum InterruptSource {
         /// What it is (`timer`).
         what: String,
     },
+    /// x86's counter of spurious interrupts on a line (`stray irq7`, shown by `vmstat -ia`).
+    Stray {
+        /// The interrupt number.
+        irq: u32,
+    },
+    /// Another controller's naming (`gic0,s27: …` on arm64): the part before `: `.
+    Other {
+        /// The controller and line as printed.
+        controller: String,
+    },
 }
 
 /// What a vector serves.
@@ -182,12 +192,10 @@ fn interrupt(
     n: usize,
     raw: &str,
 ) -> Result<InterruptLine, ParseError> {
+    let (source, attached) = classify(name).ok_or_else(|| malformed(n, raw))?;
     let mut line = InterruptLine {
         name: name.to_string(),
-        source: InterruptSource::Cpu {
-            cpu: 0,
-            what: String::new(),
-        },
+        source,
         device: None,
         vector: None,
         queue: None,
@@ -196,39 +204,53 @@ fn interrupt(
         rate,
         line: n,
     };
+    if let Some(what) = attached {
+        attach(&mut line, what);
+    }
+    Ok(line)
+}
+
+/// The source of a name column, and the text naming the device behind it, if any.
+fn classify(name: &str) -> Option<(InterruptSource, Option<&str>)> {
     if let Some((irq, what)) = name.strip_prefix("irq").and_then(|r| r.split_once(':')) {
-        line.source = InterruptSource::Irq {
-            irq: number(Command::VmstatI, n, "irq", irq)
-                .ok()
-                .and_then(|v| u32::try_from(v).ok())
-                .ok_or_else(|| malformed(n, raw))?,
-        };
-        let what = what.trim();
-        match what.split_once(':') {
-            Some((device, vector)) => {
-                line.device = Some(device.to_string());
-                line.queue = queue(device, vector);
-                line.vector = Some(vector.to_string());
-            }
-            None => {
-                let mut devices = what.split_whitespace();
-                line.device = devices.next().map(|d| d.trim_end_matches('+').to_string());
-                line.shared = devices.next().is_some() || what.ends_with('+');
-            }
-        }
-        return Ok(line);
+        return Some((InterruptSource::Irq { irq: small(irq)? }, Some(what)));
     }
+    if let Some(irq) = name.strip_prefix("stray irq").and_then(small) {
+        return Some((InterruptSource::Stray { irq }, None));
+    }
+    let (head, what) = name.split_once(':')?;
     // Per-CPU: `cpu0:timer`.
-    if let Some((cpu, what)) = name.split_once(':') {
-        if let Some(("cpu", id)) = split_unit(cpu) {
-            line.source = InterruptSource::Cpu {
-                cpu: id,
-                what: what.to_string(),
-            };
-            return Ok(line);
+    if let Some(("cpu", cpu)) = split_unit(head) {
+        let what = what.to_string();
+        return Some((InterruptSource::Cpu { cpu, what }, None));
+    }
+    // Another controller's `name: device` (no spaces in the controller part).
+    (what.starts_with(' ') && !head.is_empty() && !head.contains(char::is_whitespace)).then(|| {
+        let controller = head.to_string();
+        (InterruptSource::Other { controller }, Some(what))
+    })
+}
+
+fn small(digits: &str) -> Option<u32> {
+    digits.trim().parse().ok()
+}
+
+/// Fills in the device, vector and queue from what follows `irqN:` (`ix0:rxq0`, `uart0`,
+/// `uhci0 ehci0+`).
+fn attach(line: &mut InterruptLine, what: &str) {
+    let what = what.trim();
+    match what.split_once(':') {
+        Some((device, vector)) => {
+            line.device = Some(device.to_string());
+            line.queue = queue(device, vector);
+            line.vector = Some(vector.to_string());
+        }
+        None => {
+            let mut devices = what.split_whitespace();
+            line.device = devices.next().map(|d| d.trim_end_matches('+').to_string());
+            line.shared = devices.next().is_some() || what.ends_with('+');
         }
     }
-    Err(malformed(n, raw))
 }
 
 /// Reads a queue out of a vector name, by the conventions in the module notes.

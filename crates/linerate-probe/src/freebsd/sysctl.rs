@@ -50,13 +50,14 @@ fn entry_start(line: &str) -> Option<(&str, &str)> {
 }
 
 /// A plausible FreeBSD MIB name: dotted, under a known root, no spaces. `%` appears in the
-/// per-device nodes (`dev.ix.0.%desc`), `-` in a few driver nodes.
+/// per-device nodes (`dev.ix.0.%desc`), `-` in a few driver nodes, and the jail parameters
+/// that are nodes end in a dot (`security.jail.param.allow.mount.: 0`).
 fn valid_name(name: &str) -> bool {
-    let mut parts = name.split('.');
-    let root = parts.next().unwrap_or("");
+    let root = name.split('.').next().unwrap_or("");
+    let body = name.strip_suffix('.').unwrap_or(name);
     ROOTS.contains(&root)
-        && name.contains('.')
-        && name.split('.').all(|p| {
+        && body.contains('.')
+        && body.split('.').all(|p| {
             !p.is_empty()
                 && p.chars()
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '%' | '-'))
@@ -313,6 +314,14 @@ mod tests {
         );
         assert!(SysctlDump::parse("").unwrap().is_empty());
         assert!(SysctlDump::parse("\n\n").unwrap().is_empty());
+    }
+
+    #[test]
+    fn jail_parameter_nodes_end_in_a_dot() {
+        let text = "security.jail.param.allow.mount.: 0\nsecurity.jail.param.host.: 0\n";
+        let dump = SysctlDump::parse(text).unwrap();
+        assert_eq!(dump.len(), 2);
+        assert_eq!(dump.get("security.jail.param.host."), Some("0"));
     }
 
     #[test]

@@ -114,6 +114,21 @@ fn shared_irqs_and_legacy_queue_names() {
 }
 
 #[test]
+fn stray_counters_and_other_controllers() {
+    let v = parse(
+        "stray irq7                             0          0\ngic0,s27: ix0:rxq0      42          1\n",
+    );
+    assert_eq!(v.lines[0].source, InterruptSource::Stray { irq: 7 });
+    assert_eq!(
+        v.lines[1].source,
+        InterruptSource::Other {
+            controller: "gic0,s27".into()
+        }
+    );
+    assert_eq!(v.receive_vectors("ix0").len(), 1);
+}
+
+#[test]
 fn malformed_lines_name_their_line() {
     let e = VmstatInterrupts::parse("interrupt total rate\nirq1: atkbd0  12x  0\n").unwrap_err();
     assert_eq!(
@@ -122,7 +137,7 @@ fn malformed_lines_name_their_line() {
     );
     let e = VmstatInterrupts::parse("irq149: em0:irq0\n").unwrap_err();
     assert!(matches!(e, ParseError::Malformed { line: 1, .. }), "{e}");
-    let e = VmstatInterrupts::parse("bogus: thing 1 2\n").unwrap_err();
+    let e = VmstatInterrupts::parse("12 34 56\n").unwrap_err();
     assert!(matches!(e, ParseError::Malformed { line: 1, .. }), "{e}");
     let e = VmstatInterrupts::parse("irqX: em0 1 2\n").unwrap_err();
     assert_eq!(e.line(), 1);
