@@ -20,6 +20,7 @@
 #![deny(missing_docs)]
 
 pub mod ethtool;
+pub mod freebsd;
 pub mod host;
 pub mod interface;
 pub mod irq;
