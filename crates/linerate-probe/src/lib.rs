@@ -17,6 +17,7 @@
 //! ```
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod analysis;
 pub mod ethtool;
@@ -27,6 +28,7 @@ pub mod irq;
 pub mod pcie;
 mod probed;
 pub mod qstats;
+mod queue;
 mod roots;
 mod snapshot;
 pub mod softnet;
