@@ -7,6 +7,7 @@
 //! other tools (and the results store) read.
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod affinity;
 pub mod client;
