@@ -8,6 +8,7 @@
 //!   (in memory for tests, `/proc/sys` for real, inside a named network namespace if asked).
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod apply;
 pub mod audit;

@@ -111,7 +111,7 @@ pub struct Netns {
 impl Netns {
     /// `None` (with the reason printed) when namespaces are unavailable here.
     pub fn new(tag: &str) -> Option<Netns> {
-        // Root check through `id -u`, which keeps the test free of unsafe code.
+        // Root check through `id -u`, as a user would run it.
         let uid = Command::new("id").arg("-u").output().ok()?;
         if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
             eprintln!("SKIP: network namespaces need root");
