@@ -11,6 +11,7 @@
 //! - [`format`](mod@format): dates, rates and sizes for humans.
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod chart;
 pub mod format;

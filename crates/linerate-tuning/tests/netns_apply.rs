@@ -1,5 +1,7 @@
 //! The library applier against the real /proc/sys of a throw-away network namespace.
 
+#![forbid(unsafe_code)]
+
 use std::collections::BTreeMap;
 use std::process::Command;
 
@@ -10,7 +12,7 @@ struct Netns(String);
 
 impl Netns {
     fn new(tag: &str) -> Option<Netns> {
-        if unsafe_free_euid() != 0 {
+        if effective_uid() != 0 {
             eprintln!("SKIP: not root, cannot create network namespaces");
             return None;
         }
@@ -33,8 +35,8 @@ impl Drop for Netns {
     }
 }
 
-fn unsafe_free_euid() -> u32 {
-    // The owner of /proc/self is the effective uid; no unsafe needed.
+fn effective_uid() -> u32 {
+    // The owner of /proc/self is the effective uid.
     use std::os::unix::fs::MetadataExt as _;
     std::fs::metadata("/proc/self").map_or(u32::MAX, |m| m.uid())
 }

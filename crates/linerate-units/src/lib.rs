@@ -33,6 +33,7 @@
 //!    Sizes print with IEC prefixes when they are whole multiples of 1024 and SI otherwise.
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod bitrate;
 mod bytesize;

@@ -1,5 +1,7 @@
 //! `linerate lab firewall`: nftables variants on the DUT of a real router lab.
 
+#![forbid(unsafe_code)]
+
 use std::process::{Command, Output, Stdio};
 
 fn is_root() -> bool {

@@ -2,6 +2,8 @@
 //! make_fixtures.py from the kernel's documented sysfs/procfs formats): inventory, bus verdicts,
 //! hardware findings, snapshot save/load, and bad input.
 
+#![forbid(unsafe_code)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
