@@ -1,8 +1,8 @@
 //! The one OS boundary of linerate. Every system call the engines make that std does not wrap
 //! goes through this crate, and **all `unsafe` code of the workspace lives here**: every other
 //! crate forbids it. Each `unsafe` block carries a `// SAFETY:` comment; where a maintained crate
-//! wraps a call safely (nix, socket2's neighbours, the rust-netlink crates, tempfile,
-//! signal-hook) it is used instead of a hand-written block.
+//! wraps a call safely (nix, the rust-netlink crates, tempfile, signal-hook) it is used instead
+//! of a hand-written block, and each hand-written one says why no crate fits.
 //!
 //! What it owns:
 //!
