@@ -6,6 +6,7 @@
 //! - [`tunnel`]: encapsulation overhead, inner MTU, TCP MSS and header efficiency.
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod bdp;
 pub mod bus;

@@ -1,6 +1,8 @@
 //! Properties over the whole input space: parsers never panic, and the arithmetic keeps its
 //! invariants (layers nest, bigger frames mean fewer frames, tunnels only take bytes away).
 
+#![forbid(unsafe_code)]
+
 use linerate_calc::bus::{NicGroup, PcieLink, parse_parallel};
 use linerate_calc::ethernet::{self, Duplex, FrameSpec};
 use linerate_calc::tunnel::{self, Encap, EncapSpec, IpVersion};

@@ -5,14 +5,12 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
-use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::emulator::EmulatorConfig;
-use crate::netlink::{Rtnl, VethEnd};
 use crate::netns::{self, Netns};
 use crate::spec::LabSpec;
 use crate::state::{
@@ -21,7 +19,10 @@ use crate::state::{
 use crate::sysctl::{self, SysctlWrite};
 use crate::teardown;
 use crate::topology::{mac, mac_string};
-use crate::{LabError, netem, sys};
+use crate::{LabError, netem};
+use linerate_sys::ethtool::{Ethtool, Offload};
+use linerate_sys::netlink::{Rtnl, VethEnd};
+use linerate_sys::signal::{self, STOP_SIGNALS};
 
 /// Test hook: milliseconds to pause right after the namespaces exist (signals held back), so
 /// tests can kill `lab up` at a known point.
@@ -48,7 +49,7 @@ pub struct UpReport {
 struct Node {
     ns: Netns,
     rtnl: Rtnl,
-    ctl: OwnedFd,
+    ctl: Ethtool,
 }
 
 fn initial_state(spec: &LabSpec) -> LabState {
@@ -119,7 +120,7 @@ fn initial_state(spec: &LabSpec) -> LabState {
 
 /// Builds the lab described by `spec`.
 pub fn up(spec: &LabSpec, opts: &UpOptions) -> Result<UpReport, LabError> {
-    if sys::euid() != 0 {
+    if !linerate_sys::is_root() {
         return Err(LabError::NotRoot);
     }
     let started = Instant::now();
@@ -145,9 +146,9 @@ pub fn up(spec: &LabSpec, opts: &UpOptions) -> Result<UpReport, LabError> {
     }
     let mut state = initial_state(spec);
     opts.state_dir.create(&state)?;
-    let blocked = sys::StopSignalsBlocked::new();
+    let blocked = signal::Blocked::new(&STOP_SIGNALS);
     let built = build(spec, opts, &mut state);
-    let signal = sys::take_pending_signal(&sys::STOP_SIGNALS);
+    let signal = signal::take_pending(&STOP_SIGNALS).map(|s| s as i32);
     let outcome = match (built, signal) {
         (Ok(sysctls), None) => {
             state.status = Status::Up;
@@ -189,8 +190,7 @@ fn build(
             if forwarding {
                 write_proc("/proc/sys/net/ipv4/ip_forward", "1")?;
             }
-            let ctl = sys::socket(libc::AF_INET, libc::SOCK_DGRAM, 0)
-                .map_err(LabError::io("open a control socket"))?;
+            let ctl = Ethtool::open().map_err(LabError::io("open a control socket"))?;
             Ok((rtnl, ctl))
         })?;
         nodes.insert(node, Node { ns, rtnl, ctl });
@@ -301,7 +301,7 @@ fn build(
         ] {
             let node = nodes.get_mut(end.node).ok_or_else(|| missing(end.node))?;
             if !ls.offloads {
-                offloads_off(node.ctl.as_fd(), ifname)?;
+                offloads_off(&node.ctl, ifname)?;
             }
             let idx = node.rtnl.link_index(ifname)?;
             node.rtnl.add_address(idx, end.addr, end.prefix)?;
@@ -371,7 +371,7 @@ fn missing(what: &str) -> LabError {
     }
 }
 
-fn veth_error(e: crate::netlink::NetlinkError) -> LabError {
+fn veth_error(e: linerate_sys::netlink::NetlinkError) -> LabError {
     if e.errno() == Some(libc::EOPNOTSUPP) {
         LabError::NoVeth(e)
     } else {
@@ -379,22 +379,16 @@ fn veth_error(e: crate::netlink::NetlinkError) -> LabError {
     }
 }
 
-const ETHTOOL_STXCSUM: u32 = 0x17;
-const ETHTOOL_SSG: u32 = 0x19;
-const ETHTOOL_STSO: u32 = 0x1f;
-const ETHTOOL_SGSO: u32 = 0x24;
-const ETHTOOL_SGRO: u32 = 0x2c;
-
 /// Turns segmentation and checksum offloads off on `ifname` (TSO, GSO, GRO, SG, tx checksum).
-fn offloads_off(ctl: std::os::fd::BorrowedFd<'_>, ifname: &str) -> Result<(), LabError> {
-    for (cmd, what) in [
-        (ETHTOOL_SGRO, "gro"),
-        (ETHTOOL_SGSO, "gso"),
-        (ETHTOOL_STSO, "tso"),
-        (ETHTOOL_SSG, "sg"),
-        (ETHTOOL_STXCSUM, "tx-checksumming"),
+fn offloads_off(ctl: &Ethtool, ifname: &str) -> Result<(), LabError> {
+    for (offload, what) in [
+        (Offload::Gro, "gro"),
+        (Offload::Gso, "gso"),
+        (Offload::Tso, "tso"),
+        (Offload::ScatterGather, "sg"),
+        (Offload::TxChecksum, "tx-checksumming"),
     ] {
-        sys::ethtool_set(ctl, ifname, cmd, 0)
+        ctl.set_offload(ifname, offload, false)
             .map_err(LabError::io(format!("turn {what} off on {ifname}")))?;
     }
     Ok(())

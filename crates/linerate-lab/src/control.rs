@@ -4,6 +4,7 @@ use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 
+use crate::LabError;
 use crate::emulator::{self, EmulatorStats};
 use crate::firewall::{self, Firewall};
 use crate::name::LabName;
@@ -11,7 +12,6 @@ use crate::netns::Netns;
 use crate::spec::NodeSysctl;
 use crate::state::{LabState, NodeFirewall, StateDir};
 use crate::sysctl::{self, SysctlWrite};
-use crate::{LabError, sys};
 
 /// Loads lab `name` or says it does not exist.
 pub fn load(dir: &StateDir, name: &LabName) -> Result<LabState, LabError> {
@@ -58,7 +58,7 @@ pub fn exec(state: &LabState, node: &str, argv: &[OsString]) -> LabError {
         return e;
     }
     // Best effort, as `ip netns exec`: without it /sys/class/net shows the host's interfaces.
-    let _ = sys::remount_sys_for_current_netns();
+    let _ = linerate_sys::netns::remount_sys();
     let e = Command::new(prog).args(args).exec();
     LabError::Io {
         what: format!("run {} in node {node}", prog.to_string_lossy()),
@@ -73,7 +73,7 @@ pub fn set(
     node: &str,
     assignments: &[NodeSysctl],
 ) -> Result<Vec<SysctlWrite>, LabError> {
-    if sys::euid() != 0 {
+    if !linerate_sys::is_root() {
         return Err(LabError::NotRoot);
     }
     let mut state = load(dir, name)?;
@@ -137,7 +137,7 @@ pub fn set_firewall(
     node: Option<&str>,
     fw: &Firewall,
 ) -> Result<NodeFirewall, LabError> {
-    if sys::euid() != 0 {
+    if !linerate_sys::is_root() {
         return Err(LabError::NotRoot);
     }
     let mut state = load(dir, name)?;

@@ -12,12 +12,17 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
+use crate::LabError;
 use crate::impair::Impairment;
 use crate::netns::Netns;
-use crate::{LabError, sys};
+use linerate_sys::signal::{self, STOP_SIGNALS};
 
 /// Schema tag of the counters file.
 pub const STATS_SCHEMA: &str = "linerate.lab-emulator/1";
+
+/// Timer slack of the emulator's threads: frames are released on a nanosecond schedule, and
+/// the default 50 µs would let the kernel wake the forwarders late to batch wake-ups.
+const TIMER_SLACK: Duration = Duration::from_micros(1);
 
 /// What one emulator process does.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -97,12 +102,11 @@ fn snapshot(c: &port::Counters) -> DirStats {
     }
 }
 
+/// Writes the counters for `lab show`, whole or not at all. Best effort: a failed write is
+/// retried with fresher counters half a second later.
 fn write_stats(path: &std::path::Path, stats: &EmulatorStats) {
-    let tmp = path.with_extension("tmp");
-    if let Ok(bytes) = serde_json::to_vec_pretty(stats)
-        && std::fs::write(&tmp, bytes).is_ok()
-    {
-        let _ = std::fs::rename(&tmp, path);
+    if let Ok(bytes) = serde_json::to_vec_pretty(stats) {
+        let _ = linerate_sys::atomic_write(path, &bytes);
     }
 }
 
@@ -110,8 +114,8 @@ fn write_stats(path: &std::path::Path, stats: &EmulatorStats) {
 /// a newline to `ready` once both ports are open.
 pub fn run(cfg: &EmulatorConfig, mut ready: impl Write) -> Result<(), LabError> {
     // `lab up` blocks stop signals while it builds; this process must die on them.
-    sys::mask_signals(&sys::STOP_SIGNALS, false);
-    sys::set_timer_slack_ns(1_000);
+    let _ = signal::unblock(&STOP_SIGNALS);
+    let _ = linerate_sys::thread::set_timer_slack(TIMER_SLACK);
     let err = |reason: String| LabError::Emulator {
         link: cfg.link.clone(),
         reason,
@@ -144,13 +148,13 @@ pub fn run(cfg: &EmulatorConfig, mut ready: impl Write) -> Result<(), LabError> 
         let stop = &stop;
         let (cf, cr) = (&cf, &cr);
         let tf = s.spawn(move || {
-            sys::set_timer_slack_ns(1_000);
+            let _ = linerate_sys::thread::set_timer_slack(TIMER_SLACK);
             let r = port::forward(a, b, &mut fwd, cfg.fwd.reorder, cf, stop);
             stop.store(true, Relaxed);
             r
         });
         let tr = s.spawn(move || {
-            sys::set_timer_slack_ns(1_000);
+            let _ = linerate_sys::thread::set_timer_slack(TIMER_SLACK);
             let r = port::forward(b, a, &mut rev, cfg.rev.reorder, cr, stop);
             stop.store(true, Relaxed);
             r

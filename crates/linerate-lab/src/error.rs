@@ -3,8 +3,8 @@
 use std::io;
 use std::path::PathBuf;
 
-use crate::netlink::NetlinkError;
 use crate::spec::SpecError;
+use linerate_sys::netlink::NetlinkError;
 
 /// Everything that can go wrong building, using or removing a lab.
 #[derive(Debug, thiserror::Error)]

@@ -7,7 +7,10 @@
 //! ([`netem`]), otherwise with linerate's own userspace emulator ([`emulator`]), a process in a
 //! middle namespace bridging the two veths through packet sockets.
 //!
-//! No terminal output here: functions return data and typed errors.
+//! No terminal output here: functions return data and typed errors. System calls go through
+//! `linerate-sys`.
+
+#![forbid(unsafe_code)]
 
 pub mod build;
 pub mod control;
@@ -18,12 +21,10 @@ pub mod firewall;
 pub mod impair;
 pub mod name;
 pub mod netem;
-pub mod netlink;
 pub mod netns;
 pub mod runner;
 pub mod spec;
 pub mod state;
-mod sys;
 pub mod sysctl;
 pub mod teardown;
 pub mod topology;
@@ -38,5 +39,5 @@ pub use teardown::{DownReport, down};
 
 /// Whether the calling process runs as root (the lab needs CAP_SYS_ADMIN and CAP_NET_ADMIN).
 pub fn is_root() -> bool {
-    sys::euid() == 0
+    linerate_sys::is_root()
 }

@@ -2,12 +2,7 @@
 //! direction (delay, jitter, loss, rate, limit).
 
 use crate::impair::Impairment;
-use crate::netlink::{Msg, NetlinkError, Rtnl};
-
-const TCA_NETEM_RATE: u16 = 6;
-const TCA_NETEM_RATE64: u16 = 8;
-const TCA_NETEM_LATENCY64: u16 = 10;
-const TCA_NETEM_JITTER64: u16 = 11;
+use linerate_sys::netlink::{Netem, NetlinkError, Rtnl};
 
 /// Whether the kernel has netem, asked the kernel itself: a netem qdisc without options on
 /// `lo` (index 1) is refused with EINVAL when netem exists (it needs options) and ENOENT when
@@ -21,32 +16,32 @@ pub fn available(rtnl: &mut Rtnl) -> Result<bool, NetlinkError> {
     }
 }
 
+/// Netem's settings for `imp` (the wire layout is linerate-sys's).
+pub fn settings(imp: &Impairment) -> Netem {
+    Netem {
+        limit: imp.limit,
+        loss: (imp.loss.fraction().clamp(0.0, 1.0) * f64::from(u32::MAX)) as u32,
+        latency_ns: imp.delay.as_nanos(),
+        jitter_ns: imp.jitter.as_nanos(),
+        rate_bytes_per_s: imp.rate.map(|rate| (rate.as_f64() / 8.0) as u64),
+    }
+}
+
 /// The TCA_OPTIONS blob of netem for `imp`: `struct tc_netem_qopt` then attributes.
 pub fn options(imp: &Impairment) -> Vec<u8> {
-    let loss = (imp.loss.fraction().clamp(0.0, 1.0) * f64::from(u32::MAX)) as u32;
-    let mut m = Msg::new(0, 0);
-    let mut qopt = [0u8; 24];
-    qopt[4..8].copy_from_slice(&imp.limit.to_ne_bytes());
-    qopt[8..12].copy_from_slice(&loss.to_ne_bytes());
-    m.push(&qopt);
-    m.attr_u64(TCA_NETEM_LATENCY64, imp.delay.as_nanos());
-    m.attr_u64(TCA_NETEM_JITTER64, imp.jitter.as_nanos());
-    if let Some(rate) = imp.rate {
-        let bytes = (rate.as_f64() / 8.0) as u64;
-        let mut r = [0u8; 16];
-        r[0..4].copy_from_slice(&u32::try_from(bytes).unwrap_or(u32::MAX).to_ne_bytes());
-        m.attr(TCA_NETEM_RATE, &r);
-        if bytes > u64::from(u32::MAX) {
-            m.attr_u64(TCA_NETEM_RATE64, bytes);
-        }
-    }
-    m.into_payload()
+    settings(imp).to_options()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use linerate_units::{BitRate, Duration, Percent};
+
+    // From <linux/pkt_sched.h>, to read the blob back.
+    const TCA_NETEM_RATE: u16 = 6;
+    const TCA_NETEM_RATE64: u16 = 8;
+    const TCA_NETEM_LATENCY64: u16 = 10;
+    const TCA_NETEM_JITTER64: u16 = 11;
 
     fn attrs(blob: &[u8]) -> Vec<(u16, Vec<u8>)> {
         let mut out = Vec::new();

@@ -1,16 +1,19 @@
 //! Named network namespaces, created and removed the way `ip netns` does it (a bind mount of
-//! the namespace under /run/netns), so `ip netns list/exec` see them too.
+//! the namespace under /run/netns), so `ip netns list/exec` see them too. The namespace calls
+//! are linerate-sys's; this module names namespaces and maps failures to [`LabError`].
 
-use std::fs::{self, File, OpenOptions};
+use std::fs;
 use std::io;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::linux::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use crate::{LabError, sys};
+use linerate_sys::netns::{self as sys_netns, CreateError, RunError};
+
+use crate::LabError;
 
 /// Where named namespaces live.
-pub const NETNS_DIR: &str = "/run/netns";
+pub const NETNS_DIR: &str = sys_netns::NAMED_DIR;
 
 /// An open handle on a named network namespace.
 #[derive(Debug)]
@@ -22,7 +25,7 @@ pub struct Netns {
 
 /// The mount path of namespace `name`.
 pub fn path_of(name: &str) -> PathBuf {
-    Path::new(NETNS_DIR).join(name)
+    sys_netns::named_path(name)
 }
 
 /// Whether namespace `name` exists.
@@ -38,19 +41,24 @@ pub fn identity(name: &str) -> Option<(u64, u64)> {
 
 /// Prepares /run/netns as a shared mount point (once per bring-up).
 pub fn prepare_dir() -> Result<(), LabError> {
-    fs::create_dir_all(NETNS_DIR).map_err(LabError::io(format!("create {NETNS_DIR}")))?;
-    sys::make_shared_mount(Path::new(NETNS_DIR))
-        .map_err(LabError::io(format!("make {NETNS_DIR} a shared mount")))
+    sys_netns::prepare_named_dir().map_err(LabError::io(format!("make {NETNS_DIR} a shared mount")))
+}
+
+fn worker_panicked(what: String) -> LabError {
+    LabError::Io {
+        what,
+        source: io::Error::other("thread panicked"),
+    }
 }
 
 impl Netns {
     /// Opens an existing namespace.
     pub fn open(name: &str) -> Result<Netns, LabError> {
-        let f =
-            File::open(path_of(name)).map_err(LabError::io(format!("open namespace {name}")))?;
+        let fd = sys_netns::open_named(&path_of(name))
+            .map_err(LabError::io(format!("open namespace {name}")))?;
         Ok(Netns {
             name: name.to_owned(),
-            fd: OwnedFd::from(f),
+            fd,
         })
     }
 
@@ -60,48 +68,24 @@ impl Netns {
         name: &str,
         init: impl FnOnce() -> Result<T, LabError> + Send,
     ) -> Result<(Netns, T), LabError> {
-        let path = path_of(name);
-        OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .map_err(|e| match e.kind() {
-                io::ErrorKind::AlreadyExists => LabError::Exists {
-                    name: name.to_owned(),
-                    why: format!("namespace {} exists", path.display()),
-                },
-                _ => LabError::Io {
-                    what: format!("create {}", path.display()),
-                    source: e,
-                },
-            })?;
-        let made = std::thread::scope(|s| {
-            s.spawn(|| -> Result<(OwnedFd, T), LabError> {
-                sys::unshare_netns().map_err(LabError::NoNetns)?;
-                sys::bind_mount(Path::new("/proc/thread-self/ns/net"), &path).map_err(
-                    LabError::io(format!("bind-mount namespace onto {}", path.display())),
-                )?;
-                let fd =
-                    File::open(&path).map_err(LabError::io(format!("open {}", path.display())))?;
-                let value = init()?;
-                Ok((OwnedFd::from(fd), value))
-            })
-            .join()
-            .unwrap_or_else(|_| {
-                Err(LabError::Io {
-                    what: format!("create namespace {name}"),
-                    source: io::Error::other("thread panicked"),
-                })
-            })
-        });
-        match made {
-            Ok((fd, value)) => Ok((
-                Netns {
-                    name: name.to_owned(),
-                    fd,
-                },
-                value,
-            )),
+        let fd = sys_netns::create_named(&path_of(name)).map_err(|e| match e {
+            CreateError::Exists(path) => LabError::Exists {
+                name: name.to_owned(),
+                why: format!("namespace {} exists", path.display()),
+            },
+            CreateError::Unshare(e) => LabError::NoNetns(e),
+            CreateError::Io { step, path, source } => LabError::Io {
+                what: format!("{step} {}", path.display()),
+                source,
+            },
+            CreateError::Panicked => worker_panicked(format!("create namespace {name}")),
+        })?;
+        let ns = Netns {
+            name: name.to_owned(),
+            fd,
+        };
+        match ns.run(init) {
+            Ok(value) => Ok((ns, value)),
             Err(e) => {
                 let _ = remove(name);
                 Err(e)
@@ -114,25 +98,18 @@ impl Netns {
         &self,
         f: impl FnOnce() -> Result<T, LabError> + Send,
     ) -> Result<T, LabError> {
-        std::thread::scope(|s| {
-            s.spawn(|| {
-                sys::setns_net(self.fd.as_fd())
-                    .map_err(LabError::io(format!("enter namespace {}", self.name)))?;
-                f()
-            })
-            .join()
-            .unwrap_or_else(|_| {
-                Err(LabError::Io {
-                    what: format!("work in namespace {}", self.name),
-                    source: io::Error::other("thread panicked"),
-                })
-            })
-        })
+        sys_netns::run_in(self.fd.as_fd(), f).map_err(|e| match e {
+            RunError::Enter(source) => LabError::Io {
+                what: format!("enter namespace {}", self.name),
+                source,
+            },
+            RunError::Panicked => worker_panicked(format!("work in namespace {}", self.name)),
+        })?
     }
 
     /// Moves the calling thread into this namespace for good (before exec).
     pub fn enter(&self) -> Result<(), LabError> {
-        sys::setns_net(self.fd.as_fd())
+        sys_netns::enter(self.fd.as_fd())
             .map_err(LabError::io(format!("enter namespace {}", self.name)))
     }
 
@@ -145,28 +122,8 @@ impl Netns {
 /// Removes namespace `name` (unmount and unlink). Returns whether it existed.
 pub fn remove(name: &str) -> Result<bool, LabError> {
     let path = path_of(name);
-    if fs::symlink_metadata(&path).is_err() {
-        return Ok(false);
-    }
-    match sys::umount_detach(&path) {
-        Ok(()) => {}
-        // Not mounted (a crash between creating the file and mounting): just unlink.
-        Err(e)
-            if e.raw_os_error() == Some(libc::EINVAL) || e.raw_os_error() == Some(libc::ENOENT) => {
-        }
-        Err(e) => {
-            return Err(LabError::Io {
-                what: format!("unmount {}", path.display()),
-                source: e,
-            });
-        }
-    }
-    match fs::remove_file(&path) {
-        Ok(()) => Ok(true),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(true),
-        Err(e) => Err(LabError::Io {
-            what: format!("remove {}", path.display()),
-            source: e,
-        }),
-    }
+    sys_netns::remove_named(&path).map_err(|source| LabError::Io {
+        what: format!("remove {}", path.display()),
+        source,
+    })
 }

@@ -25,7 +25,8 @@ use crate::build::{self, UpOptions};
 use crate::experiment::schedule::{self, Slot};
 use crate::experiment::{Experiment, Workload};
 use crate::state::LabState;
-use crate::{LabError, control, firewall, netns, sys, teardown};
+use crate::{LabError, control, firewall, netns, teardown};
+use linerate_sys::signal::{self, STOP_SIGNALS};
 
 /// Schema tag of a run's results.
 pub const SCHEMA: &str = "linerate.lab-run/1";
@@ -126,7 +127,7 @@ pub fn run(
     confidence: Confidence,
     progress: &mut dyn FnMut(&RunRecord, usize, usize),
 ) -> Result<ExperimentResult, LabError> {
-    if !sys::is_root() {
+    if !linerate_sys::is_root() {
         return Err(LabError::NotRoot);
     }
     for v in &exp.variants {
@@ -134,11 +135,11 @@ pub fn run(
     }
     let order = schedule::interleaved(exp.variants.len(), exp.repetitions);
     let mut runs = Vec::with_capacity(order.len());
-    let blocked = sys::StopSignalsBlocked::new();
+    let blocked = signal::Blocked::new(&STOP_SIGNALS);
     let pending = std::cell::Cell::new(None);
     let interrupted = || {
         if pending.get().is_none() {
-            pending.set(sys::take_pending_signal(&sys::STOP_SIGNALS));
+            pending.set(signal::take_pending(&STOP_SIGNALS).map(|s| s as i32));
         }
         pending.get().is_some()
     };

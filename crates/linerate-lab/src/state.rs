@@ -2,7 +2,7 @@
 //! so `lab down` can remove everything even after a crash or `kill -9`.
 
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::LabError;
@@ -184,32 +184,21 @@ impl StateDir {
         )))
     }
 
-    fn write_temp(&self, state: &LabState) -> Result<PathBuf, LabError> {
-        self.ensure()?;
-        let tmp = self
-            .dir
-            .join(format!(".{}.json.{}.tmp", state.name, std::process::id()));
-        let bytes = serde_json::to_vec_pretty(state).map_err(|e| LabError::Io {
+    fn encode(state: &LabState) -> Result<Vec<u8>, LabError> {
+        let mut bytes = serde_json::to_vec_pretty(state).map_err(|e| LabError::Io {
             what: "encode state".into(),
             source: io::Error::other(e),
         })?;
-        let mut f =
-            fs::File::create(&tmp).map_err(LabError::io(format!("write {}", tmp.display())))?;
-        f.write_all(&bytes)
-            .and_then(|()| f.write_all(b"\n"))
-            .and_then(|()| f.sync_all())
-            .map_err(LabError::io(format!("write {}", tmp.display())))?;
-        Ok(tmp)
+        bytes.push(b'\n');
+        Ok(bytes)
     }
 
     /// Writes the state of a new lab; fails if a state file for that name exists (atomically:
-    /// a hard link never replaces an existing file).
+    /// the file appears whole, and never replaces another).
     pub fn create(&self, state: &LabState) -> Result<(), LabError> {
-        let tmp = self.write_temp(state)?;
+        self.ensure()?;
         let dst = self.file(&state.name);
-        let linked = fs::hard_link(&tmp, &dst);
-        let _ = fs::remove_file(&tmp);
-        match linked {
+        match linerate_sys::atomic_create(&dst, &Self::encode(state)?) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(LabError::Exists {
                 name: state.name.clone(),
@@ -224,14 +213,11 @@ impl StateDir {
 
     /// Replaces the state of an existing lab (temp file + rename).
     pub fn save(&self, state: &LabState) -> Result<(), LabError> {
-        let tmp = self.write_temp(state)?;
+        self.ensure()?;
         let dst = self.file(&state.name);
-        fs::rename(&tmp, &dst).map_err(|e| {
-            let _ = fs::remove_file(&tmp);
-            LabError::Io {
-                what: format!("replace {}", dst.display()),
-                source: e,
-            }
+        linerate_sys::atomic_write(&dst, &Self::encode(state)?).map_err(|e| LabError::Io {
+            what: format!("replace {}", dst.display()),
+            source: e,
         })
     }
 

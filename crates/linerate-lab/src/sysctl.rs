@@ -141,18 +141,12 @@ pub fn probe_scope(key: &str) -> Result<(), LabError> {
     check_scope(key)?;
     let rel = key_path(key);
     let path = PathBuf::from("/proc/sys").join(&rel);
-    let inside = std::thread::scope(|s| {
-        s.spawn(|| -> Result<bool, LabError> {
-            crate::sys::unshare_netns().map_err(LabError::NoNetns)?;
-            Ok(path.exists())
-        })
-        .join()
-        .unwrap_or_else(|_| {
-            Err(LabError::Io {
-                what: "probe a namespace".into(),
-                source: io::Error::other("thread panicked"),
-            })
-        })
+    let inside = linerate_sys::netns::run_in_new(|| path.exists()).map_err(|e| match e {
+        linerate_sys::netns::RunError::Enter(e) => LabError::NoNetns(e),
+        linerate_sys::netns::RunError::Panicked => LabError::Io {
+            what: "probe a namespace".into(),
+            source: io::Error::other("thread panicked"),
+        },
     })?;
     match (inside, path.exists()) {
         (true, _) => Ok(()),

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use crate::name::LabName;
 use crate::state::StateDir;
-use crate::{LabError, netns, sys};
+use crate::{LabError, netns};
+use linerate_sys::signal::Signal;
 
 /// What `down` removed.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -62,10 +63,7 @@ pub fn kill_processes_in(names: &[String]) -> Vec<u32> {
             break;
         }
         for pid in pids {
-            if let Ok(p) = i32::try_from(pid)
-                && sys::kill(p, libc::SIGKILL).is_ok()
-                && !killed.contains(&pid)
-            {
+            if linerate_sys::process::kill(pid, Signal::SIGKILL).is_ok() && !killed.contains(&pid) {
                 killed.push(pid);
             }
         }
@@ -76,7 +74,7 @@ pub fn kill_processes_in(names: &[String]) -> Vec<u32> {
 
 /// Removes lab `name` completely.
 pub fn down(dir: &StateDir, name: &LabName) -> Result<DownReport, LabError> {
-    if sys::euid() != 0 {
+    if !linerate_sys::is_root() {
         return Err(LabError::NotRoot);
     }
     let state = dir.load(name.as_str());

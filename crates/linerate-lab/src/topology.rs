@@ -9,7 +9,7 @@ use std::fmt;
 use std::net::Ipv4Addr;
 use std::str::FromStr;
 
-use crate::netlink::Mac;
+use linerate_sys::netlink::Mac;
 
 /// Which test bed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

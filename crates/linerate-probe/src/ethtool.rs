@@ -1,13 +1,9 @@
 //! What ethtool knows about an interface: driver, rings, channels, coalescing, offload features,
-//! RSS indirection and the driver's statistics, read live through the `SIOCETHTOOL` ioctl or
+//! RSS indirection and the driver's statistics, read live through the `SIOCETHTOOL` ioctl
+//! (`linerate_sys::ethtool`, which also says why the ioctl rather than ethtool netlink) or
 //! from a captured `<iface>.json` file.
-//!
-//! Why the ioctl and not netlink: the maintained Rust netlink crate (`ethtool`) is async-only
-//! (tokio or async-std) and has no driver info, string sets or statistics, so the ioctl would
-//! still be needed for those; the ioctl answers everything here synchronously in one syscall per
-//! query, and every kernel that has ethtool netlink still serves it.
 
-mod ioctl;
+mod live;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -143,7 +139,7 @@ impl EthtoolInfo {
 /// Reads everything ethtool knows about `iface` from the roots' ethtool source.
 pub fn read(roots: &ProbeRoots, iface: &str) -> EthtoolInfo {
     match &roots.ethtool {
-        EthtoolSource::Live => ioctl::read_all(iface),
+        EthtoolSource::Live => live::read_all(iface),
         EthtoolSource::Dir(dir) => {
             let path = dir.join(format!("{iface}.json"));
             match fs::read_to_string(&path) {
@@ -163,7 +159,7 @@ pub fn read(roots: &ProbeRoots, iface: &str) -> EthtoolInfo {
 /// Reads only the driver statistics (for `--watch`, once per interval).
 pub fn read_stats(roots: &ProbeRoots, iface: &str) -> Probed<BTreeMap<String, u64>> {
     match &roots.ethtool {
-        EthtoolSource::Live => ioctl::read_stats(iface),
+        EthtoolSource::Live => live::read_stats(iface),
         _ => read(roots, iface).stats,
     }
 }

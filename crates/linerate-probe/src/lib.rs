@@ -18,6 +18,7 @@
 //! ```
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod ethtool;
 pub mod freebsd;
@@ -28,6 +29,7 @@ pub mod links;
 pub mod pcie;
 mod probed;
 pub mod qstats;
+mod queue;
 mod roots;
 mod snapshot;
 pub mod softnet;

@@ -2,7 +2,6 @@
 //! saved and loaded as JSON.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -115,33 +114,15 @@ impl HostSnapshot {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
-    /// Writes the snapshot as JSON, atomically (temporary file in the same directory, then
+    /// Writes the snapshot as JSON, atomically (temporary file in the same directory, fsync,
     /// rename), so a reader never sees half a file.
     pub fn save(&self, path: &Path) -> Result<(), SnapshotError> {
-        let io = |source| SnapshotError::Io {
+        let mut text = self.to_json();
+        text.push('\n');
+        linerate_sys::atomic_write(path, text.as_bytes()).map_err(|source| SnapshotError::Io {
             path: path.to_owned(),
             source,
-        };
-        let dir = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let file_name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "snapshot".to_owned());
-        let tmp = dir.join(format!(".{file_name}.tmp-{}", std::process::id()));
-        let result = (|| {
-            let mut f = fs::File::create(&tmp)?;
-            f.write_all(self.to_json().as_bytes())?;
-            f.write_all(b"\n")?;
-            f.sync_all()?;
-            fs::rename(&tmp, path)
-        })();
-        if result.is_err() {
-            let _ = fs::remove_file(&tmp);
-        }
-        result.map_err(io)
+        })
     }
 
     /// Parses a snapshot from JSON text; `path` names it in errors.

@@ -15,28 +15,7 @@ use crate::{ProbeRoots, Probed, ethtool};
 /// The schema of one `--json-stream` line.
 pub const SCHEMA: &str = "linerate.nic-watch/1";
 
-/// Receive or transmit.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Direction {
-    /// Receive.
-    Rx,
-    /// Transmit.
-    Tx,
-}
-
-/// One queue's counters from the driver statistics.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct QueueCounters {
-    /// Packets.
-    pub packets: Option<u64>,
-    /// Bytes.
-    pub bytes: Option<u64>,
-    /// Drops, when the driver counts them per queue.
-    pub drops: Option<u64>,
-}
+pub use crate::queue::{Direction, QueueCounters};
 
 /// Splits a driver statistic name into (direction, queue, counter), for the naming schemes of
 /// the common drivers: `rx_queue_0_packets` (virtio_net, ixgbe, igb, ice), `rx0_packets`

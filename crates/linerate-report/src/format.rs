@@ -9,13 +9,13 @@ use linerate_units::{BitRate, ByteSize};
 /// escape sequence in a mangled or hostile input) are shown escaped, never sent. Line breaks
 /// and tabs are kept.
 pub fn printable(text: &str) -> Cow<'_, str> {
-    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
-    if !text.chars().any(unsafe_char) {
+    let control_char = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(control_char) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        if unsafe_char(c) {
+        if control_char(c) {
             out.extend(c.escape_default());
         } else {
             out.push(c);

@@ -13,6 +13,7 @@
 //!   with (through `linerate_units::human`).
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod chart;
 pub mod format;

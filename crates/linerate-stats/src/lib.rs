@@ -21,6 +21,7 @@
 //!   Kolmogorov–Smirnov test over them (`linerate logdist --compare`).
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod cfmt;
 pub mod compare;

@@ -1,6 +1,8 @@
 //! Property tests of the ministat reader: it never panics on any bytes, and reads back
 //! exactly the values written in any of the forms C's `strtod` accepts.
 
+#![forbid(unsafe_code)]
+
 use linerate_stats::read::{Format, parse_c_double, read_values};
 use proptest::prelude::*;
 

@@ -21,6 +21,7 @@
 //! ```
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod iperf3;
 pub mod record;

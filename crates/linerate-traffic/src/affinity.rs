@@ -5,55 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 
-/// CPUs this process may run on, lowest first (empty when unknown).
-pub fn allowed_cpus() -> Vec<usize> {
-    // SAFETY: `set` is a zeroed cpu_set_t owned by this frame; sched_getaffinity writes at most
-    // `size_of::<cpu_set_t>()` bytes into it, and CPU_ISSET only reads it.
-    #[expect(unsafe_code)]
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return Vec::new();
-        }
-        (0..libc::CPU_SETSIZE as usize)
-            .filter(|&c| libc::CPU_ISSET(c, &set))
-            .collect()
-    }
-}
-
-/// Pins the calling thread to `cpu`.
-pub fn pin_current_thread(cpu: usize) -> std::io::Result<()> {
-    if cpu >= libc::CPU_SETSIZE as usize {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!(
-                "CPU {cpu} is beyond the {} CPUs Linux can address",
-                libc::CPU_SETSIZE
-            ),
-        ));
-    }
-    // SAFETY: `set` is a zeroed cpu_set_t owned by this frame, `cpu` is below CPU_SETSIZE (checked
-    // above), and sched_setaffinity(0, …) only reads the set for the calling thread.
-    #[expect(unsafe_code)]
-    let rc = unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
-    };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
-}
-
-/// The CPU the calling thread is running on now.
-pub fn current_cpu() -> Option<usize> {
-    // SAFETY: sched_getcpu takes no arguments and only returns a number.
-    #[expect(unsafe_code)]
-    let c = unsafe { libc::sched_getcpu() };
-    usize::try_from(c).ok()
-}
+pub use linerate_sys::affinity::{allowed_cpus, current_cpu, pin_current_thread};
 
 /// Where to pin threads: the CPUs for this side's workers, used round-robin.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -74,13 +26,13 @@ pub fn parse_cpu_list(s: &str) -> Result<CpuList, String> {
         if let Some((a, b)) = part.split_once('-') {
             let a: usize = a.trim().parse().map_err(|_| bad())?;
             let b: usize = b.trim().parse().map_err(|_| bad())?;
-            if b < a || b >= libc::CPU_SETSIZE as usize {
+            if b < a || b >= linerate_sys::affinity::MAX_CPUS {
                 return Err(bad());
             }
             out.extend(a..=b);
         } else {
             let c: usize = part.parse().map_err(|_| bad())?;
-            if c >= libc::CPU_SETSIZE as usize {
+            if c >= linerate_sys::affinity::MAX_CPUS {
                 return Err(bad());
             }
             out.push(c);

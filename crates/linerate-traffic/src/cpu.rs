@@ -48,17 +48,10 @@ impl CpuSnapshot {
     }
 }
 
-#[expect(unsafe_code, reason = "getrusage has no safe wrapper in std")]
 fn rusage_self() -> Option<(u64, u64)> {
-    // SAFETY: rusage is plain old data; all-zero is valid.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `ru` is a live, writable rusage that the kernel fills in.
-    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &raw mut ru) };
-    if rc != 0 {
-        return None;
-    }
-    let us = |tv: libc::timeval| (tv.tv_sec.max(0) as u64) * 1_000_000 + tv.tv_usec.max(0) as u64;
-    Some((us(ru.ru_utime), us(ru.ru_stime)))
+    let t = linerate_sys::process::cpu_times().ok()?;
+    let us = |d: std::time::Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
+    Some((us(t.user), us(t.system)))
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@
 //! [`server`] and [`report`].
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod affinity;
 pub mod client;

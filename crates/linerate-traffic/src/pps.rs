@@ -10,7 +10,6 @@
 //! phantom loss. Loss, reordering and duplicates are counted by part 1's [`UdpRxTracker`].
 
 pub mod frame;
-pub mod mmsg;
 
 use std::net::UdpSocket;
 use std::os::fd::AsFd;
@@ -20,7 +19,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::flow::pacing::Pacer;
 use crate::flow::udp_rx::UdpRxTracker;
 use crate::flow::{Budget, POLL, StreamCounters, StreamSpec, is_retry, pattern};
-use mmsg::Batch;
+use linerate_sys::mmsg::{Batch, Wait};
+use linerate_sys::socket::{force_recv_buffer, set_udp_segment};
 
 pub use crate::datagram::{HEADER_LEN, IMIX_PAYLOADS, MIN_PAYLOAD, PpsSpec, tag_of};
 
@@ -69,7 +69,7 @@ fn gso_segments(spec: &StreamSpec, p: &PpsSpec, sock: &UdpSocket) -> usize {
     if segs < 2 {
         return 1;
     }
-    match u16::try_from(len).map(|l| mmsg::set_udp_segment(sock.as_fd(), l)) {
+    match u16::try_from(len).map(|l| set_udp_segment(sock.as_fd(), l)) {
         Ok(Ok(())) => segs,
         _ => 1,
     }
@@ -193,7 +193,7 @@ pub fn receive(
     let r = socket2::SockRef::from(&sock);
     if r.recv_buffer_size().is_ok_and(|b| b < RECV_BUFFER) {
         // Root may go past net.core.rmem_max; others get what the sysctl allows.
-        if mmsg::force_recv_buffer(sock.as_fd(), RECV_BUFFER).is_err() {
+        if force_recv_buffer(sock.as_fd(), RECV_BUFFER).is_err() {
             let _ = r.set_recv_buffer_size(RECV_BUFFER);
         }
     }
@@ -203,7 +203,7 @@ pub fn receive(
     let placement = &spec.work.report.placement;
     let mut calls = 0u64;
     while !stop.load(Ordering::Relaxed) {
-        let got = match batch.recv(sock.as_fd()) {
+        let got = match batch.recv(sock.as_fd(), Wait::ForOne) {
             Ok(n) => n,
             Err(e) if is_retry(&e) => continue,
             Err(_) => {

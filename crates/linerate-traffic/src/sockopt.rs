@@ -1,6 +1,6 @@
 //! Socket options on data streams and TCP_INFO sampling.
 
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
+use std::os::fd::AsFd;
 
 use socket2::SockRef;
 
@@ -102,51 +102,7 @@ pub fn buffer_sizes<F: AsFd>(fd: &F) -> (u64, u64) {
     )
 }
 
-/// What TCP_INFO says about a connection at one instant.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct TcpInfo {
-    /// Retransmitted segments since the connection started.
-    pub total_retrans: u64,
-    /// Congestion window in bytes (segments × MSS).
-    pub cwnd_bytes: u64,
-    /// Smoothed RTT in microseconds.
-    pub rtt_us: u32,
-    /// RTT variance in microseconds.
-    pub rttvar_us: u32,
-    /// Path MTU.
-    pub pmtu: u32,
-}
-
-/// Reads TCP_INFO; `None` when the socket is not TCP or the call fails.
-pub fn tcp_info(fd: BorrowedFd<'_>) -> Option<TcpInfo> {
-    let info = read_tcp_info(fd.as_raw_fd())?;
-    Some(TcpInfo {
-        total_retrans: u64::from(info.tcpi_total_retrans),
-        cwnd_bytes: u64::from(info.tcpi_snd_cwnd) * u64::from(info.tcpi_snd_mss),
-        rtt_us: info.tcpi_rtt,
-        rttvar_us: info.tcpi_rttvar,
-        pmtu: info.tcpi_pmtu,
-    })
-}
-
-#[expect(unsafe_code, reason = "TCP_INFO has no safe wrapper in std or socket2")]
-fn read_tcp_info(fd: std::os::fd::RawFd) -> Option<libc::tcp_info> {
-    // SAFETY: tcp_info is plain old data, so all-zero bytes are a valid value.
-    let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
-    let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
-    // SAFETY: `info` is a live, writable tcp_info and `len` holds its size; the kernel writes
-    // at most `len` bytes and updates `len`. `fd` is borrowed from an open socket.
-    let rc = unsafe {
-        libc::getsockopt(
-            fd,
-            libc::IPPROTO_TCP,
-            libc::TCP_INFO,
-            (&raw mut info).cast::<libc::c_void>(),
-            &raw mut len,
-        )
-    };
-    (rc == 0).then_some(info)
-}
+pub use linerate_sys::socket::{TcpInfo, tcp_info};
 
 #[cfg(test)]
 mod tests {

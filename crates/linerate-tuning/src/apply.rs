@@ -413,7 +413,7 @@ pub fn rollback_file(path: &Path, given: Option<&str>) -> Result<RolledBack, App
 pub fn persist(dir: &Path, content: &str) -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(dir)?;
     let path = dir.join("90-linerate.conf");
-    journal::write_atomic(&path, content.as_bytes())?;
+    linerate_sys::atomic_write(&path, content.as_bytes())?;
     Ok(path)
 }
 

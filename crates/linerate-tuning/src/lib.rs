@@ -16,6 +16,7 @@
 //! not know is `info[unchecked]`; "no such key" needs evidence from the [`inventory`].
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod apply;
 pub mod audit;

@@ -1,5 +1,7 @@
 //! The library applier against the real /proc/sys of a throw-away network namespace.
 
+#![forbid(unsafe_code)]
+
 use std::collections::BTreeMap;
 use std::process::Command;
 
@@ -18,7 +20,7 @@ macro_rules! skip_without_namespaces {
 
 /// Why network namespaces cannot be made here, or `None` when they can.
 fn namespaces_unavailable() -> Option<&'static str> {
-    if unsafe_free_euid() != 0 {
+    if effective_uid() != 0 {
         Some("not root, cannot create network namespaces")
     } else if Command::new("ip").arg("-V").output().is_err() {
         Some("no `ip` command (iproute2), cannot create network namespaces")
@@ -53,8 +55,8 @@ impl Drop for Netns {
     }
 }
 
-fn unsafe_free_euid() -> u32 {
-    // The owner of /proc/self is the effective uid; no unsafe needed.
+fn effective_uid() -> u32 {
+    // The owner of /proc/self is the effective uid.
     use std::os::unix::fs::MetadataExt as _;
     std::fs::metadata("/proc/self").map_or(u32::MAX, |m| m.uid())
 }

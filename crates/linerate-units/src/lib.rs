@@ -45,6 +45,7 @@
 //!    dividing by 1e9 themselves.
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod bitrate;
 mod bytesize;

@@ -1,6 +1,8 @@
 //! `linerate`: the command-line front end. It parses arguments, calls the engine crates and
 //! renders what they return; no measurement or knowledge lives here.
 
+#![forbid(unsafe_code)]
+
 mod cli;
 mod cmd;
 mod output;

@@ -2,6 +2,8 @@
 //! fixture tree (ixgbe on a PCIe gen2 x1 slot) brings its bus finding into the audit, with the
 //! same rendering, `--json` and exit codes as the settings findings.
 
+#![forbid(unsafe_code)]
+
 mod support;
 
 use std::process::Output;

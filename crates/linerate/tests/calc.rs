@@ -1,6 +1,8 @@
 //! `linerate calc` through the real binary: the acceptance figures of the Foundation issue,
 //! `--json` schemas, bad input (exit 2, flag named) and snapshots of help and the main table.
 
+#![forbid(unsafe_code)]
+
 mod support;
 
 use serde_json::Value;

@@ -1,6 +1,8 @@
 //! The command line's shape as users see it: `--help`, completions and the man pages, generated
 //! from the clap definitions and pinned by snapshots.
 
+#![forbid(unsafe_code)]
+
 use std::path::Path;
 use std::process::Command;
 

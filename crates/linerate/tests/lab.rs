@@ -2,6 +2,8 @@
 //! Needs root (CI runs as root); each test uses its own lab name (`t` + pid digits + a letter)
 //! and state directory, and removes its lab even when it fails.
 
+#![forbid(unsafe_code)]
+
 mod support;
 
 use std::path::Path;

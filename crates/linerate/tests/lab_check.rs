@@ -1,6 +1,8 @@
 //! `linerate lab check`: experiment files are validated against the live host before anything
 //! is built (sysctl scope probed in a throw-away namespace, which needs root).
 
+#![forbid(unsafe_code)]
+
 mod support;
 
 use std::path::Path;

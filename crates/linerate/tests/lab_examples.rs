@@ -1,6 +1,8 @@
 //! The shipped experiments (`examples/lab/*.toml`) run for real in a short form (two rounds of
 //! one-second runs; a variant needs one run that counts) and show the effect each one is about.
 
+#![forbid(unsafe_code)]
+
 mod support;
 
 use std::path::{Path, PathBuf};

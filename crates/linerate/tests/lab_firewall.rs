@@ -1,5 +1,7 @@
 //! `linerate lab firewall`: nftables variants on the DUT of a real router lab.
 
+#![forbid(unsafe_code)]
+
 mod support;
 
 use support::lab::Lab;

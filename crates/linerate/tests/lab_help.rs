@@ -1,5 +1,7 @@
 //! Snapshots of `linerate lab` help texts (they document the flag grammar).
 
+#![forbid(unsafe_code)]
+
 mod support;
 
 fn help(args: &[&str]) -> String {

@@ -1,6 +1,8 @@
 //! `linerate lab run` for real: a short experiment runs interleaved on real labs, and killing
 //! the runner (Ctrl-C or kill -9) followed by `lab down` leaves no namespace.
 
+#![forbid(unsafe_code)]
+
 mod support;
 
 use std::path::Path;

@@ -1,6 +1,8 @@
 //! `linerate logdist` end to end: the real binary over logs generated in a temp dir with known
 //! distributions.
 
+#![forbid(unsafe_code)]
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};

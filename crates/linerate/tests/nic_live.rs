@@ -2,10 +2,12 @@
 //! between two network namespaces this test creates (`lr-pr-<pid>-…`, removed by a guard even
 //! when a test fails). `--watch` must count the datagrams sent through the pair within 1 %.
 
+#![forbid(unsafe_code)]
+
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::net::UdpSocket;
-use std::os::fd::AsRawFd;
+use std::os::fd::AsFd;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -25,10 +27,7 @@ fn run(cmd: &mut Command) -> Output {
 
 /// Why namespaces cannot be used here, or None when they can.
 fn no_namespaces() -> Option<String> {
-    #[expect(unsafe_code)]
-    // SAFETY: geteuid(2) takes no arguments and cannot fail.
-    let euid = unsafe { libc::geteuid() };
-    if euid != 0 {
+    if !linerate_sys::is_root() {
         return Some("not root".to_owned());
     }
     match Command::new("ip").args(["netns", "list"]).output() {
@@ -137,11 +136,8 @@ impl VethPair {
         let path = format!("/run/netns/{}", self.ns_a);
         std::thread::spawn(move || {
             let ns = File::open(&path).expect("open netns");
-            #[expect(unsafe_code)]
-            // SAFETY: setns(2) with a valid namespace descriptor changes only this thread's
-            // network namespace; the thread ends after sending.
-            let rc = unsafe { libc::setns(ns.as_raw_fd(), libc::CLONE_NEWNET) };
-            assert_eq!(rc, 0, "setns: {}", std::io::Error::last_os_error());
+            // This thread only: it ends after sending.
+            linerate_sys::netns::enter(ns.as_fd()).expect("setns");
             let sock = UdpSocket::bind("198.18.0.1:0").expect("bind in namespace");
             let payload = [0x5au8; 64];
             let mut sent = 0;

@@ -2,6 +2,8 @@
 //! make_fixtures.py from the kernel's documented sysfs/procfs formats): inventory, bus verdicts,
 //! hardware findings, snapshot save/load, and bad input.
 
+#![forbid(unsafe_code)]
+
 mod support;
 
 use std::path::PathBuf;

@@ -3,6 +3,7 @@
 //! charts, and the page rendered in headless Chromium (screenshot not blank, no network
 //! request made by the page, nothing logged to the console).
 
+#![forbid(unsafe_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;

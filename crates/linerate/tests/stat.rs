@@ -6,6 +6,8 @@
 //!   FreeBSD-only behaviour and linerate's extras. Compared byte for byte.
 //! - A live comparison with Debian's `ministat`, when installed, on random data sets.
 
+#![forbid(unsafe_code)]
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

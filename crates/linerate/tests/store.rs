@@ -2,6 +2,7 @@
 //! default location, and faults (malformed files, corrupt and newer databases, kill -9 of a
 //! writer, concurrent writers).
 
+#![forbid(unsafe_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;

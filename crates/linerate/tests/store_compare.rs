@@ -1,6 +1,7 @@
 //! `linerate compare` through the binary: the right samples, the verdicts (checked against
 //! Debian's ministat on the same numbers), the warnings, and the exit codes.
 
+#![forbid(unsafe_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;

@@ -1,5 +1,7 @@
 //! `linerate client` failures: each is one line on stderr, exit code 2, bounded in time.
 
+#![forbid(unsafe_code)]
+
 mod support;
 
 use std::io::Write;

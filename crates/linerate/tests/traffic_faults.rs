@@ -2,6 +2,8 @@
 //! invalid JSON, an HTTP request, a stream with no control channel, clients that stall or
 //! vanish mid-test. The server must log each, keep serving, and never die.
 
+#![forbid(unsafe_code)]
+
 mod support;
 
 use std::io::{Read, Write};

@@ -1,6 +1,8 @@
 //! Interoperability with the reference peer, Debian's iperf3: `linerate client` against
 //! `iperf3 -s`, and `iperf3 -c` against `linerate server`, TCP and UDP, -R, --bidir, -P.
 
+#![forbid(unsafe_code)]
+
 mod support;
 
 use support::bin::{linerate, run_bounded};

@@ -2,6 +2,8 @@
 //! exactly every tenth data datagram on its way into the server, and UDP tests (with small and
 //! with larger datagrams) must count exactly those as lost.
 
+#![forbid(unsafe_code)]
+
 mod support;
 
 use std::time::Duration;

@@ -2,6 +2,7 @@
 //! duplicates, strangers on the port), runs through the binary, drops injected by nftables, and
 //! the refusal an iperf3 server gets.
 
+#![forbid(unsafe_code)]
 // In these tests an unwrap is an assertion: a failure should stop the test right there.
 #![allow(clippy::unwrap_used)]
 

@@ -1,6 +1,7 @@
 //! `--mode rr` and `--mode crr`: latency percentiles of a worker against a responder with known
 //! delays, and the modes end to end through the binary.
 
+#![forbid(unsafe_code)]
 // In these tests an unwrap is an assertion: a failure should stop the test right there.
 #![allow(clippy::unwrap_used)]
 

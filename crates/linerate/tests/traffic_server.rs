@@ -1,5 +1,7 @@
 //! `linerate server` with several clients at once, its limits, and its shutdown.
 
+#![forbid(unsafe_code)]
+
 mod support;
 
 use std::process::Command;

@@ -2,6 +2,8 @@
 //! id is announced, `history` lists it with its mode and peer, `show --json` gives back the
 //! iperf3-schema document, and `--no-store` keeps nothing.
 
+#![forbid(unsafe_code)]
+
 mod support;
 
 use std::time::Duration;

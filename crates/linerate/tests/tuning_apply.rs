@@ -1,6 +1,8 @@
 //! `linerate tune --apply / --dry-run / --rollback / --persist / --netns` run as a binary, for
 //! real, inside throw-away network namespaces (never on the host's own settings).
 
+#![forbid(unsafe_code)]
+
 mod support;
 
 use std::collections::BTreeMap;

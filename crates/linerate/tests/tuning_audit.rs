@@ -1,6 +1,8 @@
 //! `linerate audit` run as a binary: snapshots from Linux and FreeBSD, the live host, and the
 //! live settings of a throw-away network namespace.
 
+#![forbid(unsafe_code)]
+
 mod support;
 
 use std::process::Output;

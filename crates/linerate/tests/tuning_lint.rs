@@ -1,5 +1,7 @@
 //! `linerate lint` run as a binary: the seeds' own config blocks, bad input, exit codes, JSON.
 
+#![forbid(unsafe_code)]
+
 mod support;
 
 use support::bin::{linerate, run};

@@ -1,6 +1,8 @@
 //! `linerate tune` (generation) run as a binary: formats, formulas, JSON, and the
 //! self-consistency check that every generated file lints clean for the same inputs.
 
+#![forbid(unsafe_code)]
+
 mod support;
 
 use support::bin::{run, succeeded};

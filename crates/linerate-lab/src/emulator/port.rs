@@ -2,41 +2,35 @@
 //! checksums and GSO metadata survive the bridge), and the forwarding loop of one direction.
 
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-use super::shaper::{DelayLine, Shaper, Verdict};
-use crate::sys;
+use linerate_sys::mmsg::{Batch, Wait};
+use linerate_sys::packet::{self, PacketOptions};
+use linerate_sys::socket::wait_readable;
 
-const SOL_PACKET: libc::c_int = 263;
-const PACKET_ADD_MEMBERSHIP: libc::c_int = 1;
-const PACKET_MR_PROMISC: u16 = 1;
-const PACKET_VNET_HDR: libc::c_int = 15;
-const PACKET_QDISC_BYPASS: libc::c_int = 20;
-const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
+use super::shaper::{DelayLine, Shaper, Verdict};
+
 /// Size of `struct virtio_net_hdr` in front of every frame.
-pub const VNET_HDR_LEN: usize = 10;
+pub const VNET_HDR_LEN: usize = packet::VNET_HDR_LEN;
 const BATCH: usize = 64;
 const SLOT: usize = VNET_HDR_LEN + 65_536 + 64;
 
-/// Opens a packet socket on interface `ifname` of the calling thread's namespace.
+/// Opens a packet socket on interface `ifname` of the calling thread's namespace: virtio-net
+/// headers, not its own transmissions, past the qdisc, promiscuous, with large buffers.
 pub fn open(ifname: &str) -> io::Result<OwnedFd> {
-    // Protocol 0 receives nothing until bound to one interface.
-    let fd = sys::socket(libc::AF_PACKET, libc::SOCK_RAW, 0)?;
-    let b = fd.as_fd();
-    sys::setsockopt_int(b, SOL_PACKET, PACKET_VNET_HDR, 1)?;
-    sys::setsockopt_int(b, SOL_PACKET, PACKET_IGNORE_OUTGOING, 1)?;
-    sys::setsockopt_int(b, SOL_PACKET, PACKET_QDISC_BYPASS, 1)?;
-    sys::setsockopt_int(b, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, 32 << 20)?;
-    sys::setsockopt_int(b, libc::SOL_SOCKET, libc::SO_SNDBUFFORCE, 8 << 20)?;
-    let index = sys::if_nametoindex(ifname)?;
-    sys::bind_packet(b, index)?;
-    let mut mreq = [0u8; 16];
-    mreq[0..4].copy_from_slice(&(index as i32).to_ne_bytes());
-    mreq[4..6].copy_from_slice(&PACKET_MR_PROMISC.to_ne_bytes());
-    sys::setsockopt_bytes(b, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mreq)?;
-    Ok(fd)
+    packet::open(
+        ifname,
+        &PacketOptions {
+            vnet_hdr: true,
+            ignore_outgoing: true,
+            qdisc_bypass: true,
+            promiscuous: true,
+            recv_buffer: Some(32 << 20),
+            send_buffer: Some(8 << 20),
+        },
+    )
 }
 
 /// Counters of one direction.
@@ -94,7 +88,7 @@ pub fn forward(
 ) -> io::Result<()> {
     let epoch = Instant::now();
     let now_ns = || epoch.elapsed().as_nanos() as u64;
-    let mut batch = sys::Batch::new(BATCH, SLOT);
+    let mut batch = Batch::new(BATCH, SLOT);
     let mut line = DelayLine::default();
     let mut pool: Vec<Vec<u8>> = Vec::new();
     let mut out: Vec<Vec<u8>> = Vec::with_capacity(BATCH);
@@ -102,18 +96,20 @@ pub fn forward(
     while !stop.load(Relaxed) {
         if polled.elapsed() >= Duration::from_millis(100) {
             polled = Instant::now();
-            if let Ok((_, drops)) = sys::packet_statistics(rx) {
-                counters.kernel_drops.fetch_add(u64::from(drops), Relaxed);
+            if let Ok(stats) = packet::statistics(rx) {
+                counters
+                    .kernel_drops
+                    .fetch_add(u64::from(stats.drops), Relaxed);
             }
         }
-        let n = batch.recv(rx)?;
+        let n = batch.recv(rx, Wait::Never)?;
         let now = now_ns();
         for i in 0..n {
             if batch.truncated(i) {
                 counters.errors.fetch_add(1, Relaxed);
                 continue;
             }
-            let frame = batch.frame(i);
+            let frame = batch.datagram(i);
             counters.rx_frames.fetch_add(1, Relaxed);
             counters
                 .rx_bytes
@@ -141,10 +137,10 @@ pub fn forward(
         while let Some(frame) = line.pop_due(now) {
             out.push(frame);
             if out.len() == BATCH {
-                send_all(tx, &mut out, &mut pool, counters)?;
+                send_all(tx, &mut batch, &mut out, &mut pool, counters)?;
             }
         }
-        send_all(tx, &mut out, &mut pool, counters)?;
+        send_all(tx, &mut batch, &mut out, &mut pool, counters)?;
         if n == BATCH {
             continue;
         }
@@ -155,28 +151,30 @@ pub fn forward(
             None => Duration::from_millis(100),
         };
         if !wait.is_zero() {
-            sys::wait_readable(rx, Some(wait))?;
+            wait_readable(rx, Some(wait))?;
         }
     }
     Ok(())
 }
 
+/// Sends the frames in `out` through `batch`'s headers (the frames are not copied), then
+/// returns their buffers to `pool`.
 fn send_all(
     tx: BorrowedFd<'_>,
+    batch: &mut Batch,
     out: &mut Vec<Vec<u8>>,
     pool: &mut Vec<Vec<u8>>,
     counters: &Counters,
 ) -> io::Result<()> {
     let mut i = 0;
     while i < out.len() {
-        let frames: Vec<&[u8]> = out[i..].iter().map(Vec::as_slice).collect();
-        match sys::send_frames(tx, &frames) {
+        match batch.send_frames(tx, &out[i..]) {
             Ok(0) => {
                 counters.errors.fetch_add(1, Relaxed);
                 i += 1;
             }
             Ok(k) => {
-                let bytes: usize = frames[..k]
+                let bytes: usize = out[i..i + k]
                     .iter()
                     .map(|f| f.len().saturating_sub(VNET_HDR_LEN))
                     .sum();

@@ -2,7 +2,7 @@
 //! later with `--rollback`, even after a crash.
 
 use std::fs;
-use std::io::{self, Write as _};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -97,7 +97,7 @@ impl Journal {
             path: path.to_path_buf(),
             message: e.to_string(),
         })?;
-        write_atomic(path, text.as_bytes()).map_err(|error| JournalError::Io {
+        linerate_sys::atomic_write(path, text.as_bytes()).map_err(|error| JournalError::Io {
             path: path.to_path_buf(),
             error,
         })
@@ -157,30 +157,6 @@ pub fn latest(dir: &Path) -> Result<PathBuf, JournalError> {
     }
     best.map(|(_, p)| p)
         .ok_or_else(|| JournalError::NoneFound(dir.to_path_buf()))
-}
-
-/// Writes `bytes` to `path` via a temporary file in the same directory and a rename, so readers
-/// see the old file or the new one, never half of one.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = (|| {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
 }
 
 /// A journal could not be read or written.

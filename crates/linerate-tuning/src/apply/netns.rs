@@ -1,16 +1,17 @@
 //! Running backend work inside a named network namespace (`ip netns add NAME` makes
 //! `/run/netns/NAME`). `/proc/sys/net` shows the namespace of the *thread* that opens it, so a
-//! short-lived thread joins the namespace with setns(2) and does the reads and writes; the
-//! calling thread never changes namespace.
+//! short-lived thread joins the namespace (linerate-sys's `netns::run_in`) and does the reads
+//! and writes; the calling thread never changes namespace.
 
 use std::fs::File;
+use std::os::fd::AsFd as _;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 
-use nix::sched::{CloneFlags, setns};
+use linerate_sys::netns::{self as sys_netns, RunError};
 
 /// Where named namespaces live.
-pub const NETNS_DIR: &str = "/run/netns";
+pub const NETNS_DIR: &str = sys_netns::NAMED_DIR;
 
 /// A namespace by name and by identity (nsfs device and inode), so a rollback can tell the
 /// namespace it changed from a new one that reuses the name.
@@ -43,7 +44,7 @@ pub enum NetnsError {
         /// Name.
         name: String,
         /// The error.
-        error: nix::Error,
+        error: std::io::Error,
     },
     /// The name now points at another namespace.
     #[error(
@@ -107,16 +108,11 @@ pub fn run_in<T: Send>(
             });
         }
     }
-    std::thread::scope(|scope| {
-        scope
-            .spawn(|| {
-                setns(&file, CloneFlags::CLONE_NEWNET).map_err(|error| NetnsError::Enter {
-                    name: name.to_string(),
-                    error,
-                })?;
-                Ok(f(&id))
-            })
-            .join()
-            .map_err(|_| NetnsError::Worker)?
+    sys_netns::run_in(file.as_fd(), || f(&id)).map_err(|e| match e {
+        RunError::Enter(error) => NetnsError::Enter {
+            name: name.to_string(),
+            error,
+        },
+        RunError::Panicked => NetnsError::Worker,
     })
 }

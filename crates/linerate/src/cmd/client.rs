@@ -12,6 +12,7 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
 use linerate_iperf3::stream::Event as StreamEvent;
+use linerate_sys::signal::Signal;
 use linerate_traffic::config::{Family, Mode, SocketOptions};
 use linerate_traffic::report;
 use linerate_traffic::{ClientConfig, Event, Protocol};
@@ -212,10 +213,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut cfg = args.config()?;
     args.modes.apply(&mut cfg);
     let interrupt = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(sig, Arc::clone(&interrupt))
-            .context("installing the signal handler")?;
-    }
+    linerate_sys::signal::set_flag_on(&[Signal::SIGINT, Signal::SIGTERM], &interrupt)
+        .context("installing the signal handler")?;
     let mut human = human::Renderer::new(&cfg);
     let mut mode_human = modes::ModeRenderer::new(&cfg);
     let result = {

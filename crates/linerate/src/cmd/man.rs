@@ -2,8 +2,6 @@
 //! one page per subcommand (`linerate-calc(1)`, `linerate-calc-rate(1)`, …) that the top page
 //! refers to.
 
-use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -68,19 +66,10 @@ fn render(command: &clap::Command) -> anyhow::Result<String> {
 fn write_all(command: &clap::Command, dir: &Path) -> anyhow::Result<()> {
     let page = page(command);
     let path = dir.join(page.get_filename());
-    let tmp = dir.join(format!(".{}.tmp", page.get_filename()));
-    let result = fs::File::create(&tmp)
-        .and_then(|mut file| {
-            let mut out = Vec::new();
-            page.render(&mut out)?;
-            file.write_all(&out)?;
-            file.sync_all()
-        })
-        .and_then(|()| fs::rename(&tmp, &path));
-    if let Err(err) = result {
-        let _ = fs::remove_file(&tmp);
-        return Err(err).with_context(|| format!("cannot write {}", path.display()));
-    }
+    let mut out = Vec::new();
+    page.render(&mut out)
+        .and_then(|()| linerate_sys::atomic_write(&path, &out))
+        .with_context(|| format!("cannot write {}", path.display()))?;
     for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
         write_all(sub, dir)?;
     }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
+use linerate_sys::signal::Signal;
 use linerate_traffic::server::{Level, ServerLog};
 use linerate_traffic::{Server, ServerConfig};
 use linerate_units::Duration;
@@ -97,10 +98,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         },
     };
     let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(sig, Arc::clone(&stop))
-            .context("installing the signal handler")?;
-    }
+    linerate_sys::signal::set_flag_on(&[Signal::SIGINT, Signal::SIGTERM], &stop)
+        .context("installing the signal handler")?;
     let log: linerate_traffic::server::LogSink = Arc::new(|rec: ServerLog| {
         let _ = std::io::stderr()
             .lock()

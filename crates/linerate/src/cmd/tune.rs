@@ -129,7 +129,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         for f in &files {
             let name = f.path.rsplit('/').next().unwrap_or(&f.path);
             let path = dir.join(name);
-            linerate_tuning::apply::journal::write_atomic(&path, f.content.as_bytes())
+            linerate_sys::atomic_write(&path, f.content.as_bytes())
                 .with_context(|| format!("cannot write {}", path.display()))?;
             if !args.json {
                 println!("wrote {}", path.display());

@@ -3,7 +3,7 @@
 //! (which needs a system font, Debian: `fonts-dejavu-core`). Files are written to a temporary
 //! name beside the target and renamed, so a failed run never leaves half a picture.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Context;
 use linerate_logdist::Summary;
@@ -35,18 +35,6 @@ fn series(label: &str, summary: &Summary) -> DistributionSeries {
     }
 }
 
-/// A temporary path beside `target`, keeping its extension (the PNG encoder goes by it).
-fn temp_beside(target: &Path) -> PathBuf {
-    let name = target
-        .file_name()
-        .map_or_else(|| "chart".into(), |n| n.to_string_lossy().into_owned());
-    target.with_file_name(format!(
-        ".{name}.{}.tmp.{}",
-        std::process::id(),
-        extension(target)
-    ))
-}
-
 fn extension(path: &Path) -> String {
     path.extension()
         .map_or_else(|| "png".to_owned(), |e| e.to_string_lossy().into_owned())
@@ -63,15 +51,11 @@ fn svg(sets: &[(&str, &Summary)]) -> anyhow::Result<String> {
     Ok(drawn.svg)
 }
 
-/// Writes a temporary file beside `path` and renames it into place; on failure the temporary
-/// file is removed and the error names `path`, the file the user asked for.
+/// Writes `path` whole or not at all (linerate-sys's `atomic_write`); the error names `path`,
+/// the file the user asked for.
 fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let temp = temp_beside(path);
-    let result = std::fs::write(&temp, bytes).and_then(|()| std::fs::rename(&temp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result.with_context(|| format!("cannot write {}", path.display()))
+    linerate_sys::atomic_write(path, bytes)
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Writes an SVG chart atomically.
