@@ -296,7 +296,7 @@ impl OsCatalogue {
     }
 
     /// The catalogued name `key` is a typo of: the same parent and a leaf a typo's worth of
-    /// edits away (see [`crate::inventory`] for the rule).
+    /// edits away (see [`crate::near`] for the rule).
     pub fn did_you_mean(&self, key: &str) -> Option<&str> {
         let parts: Vec<String> = key.split('.').map(str::to_string).collect();
         self.knobs
@@ -304,7 +304,7 @@ impl OsCatalogue {
             .filter(|k| !k.name.contains('*'))
             .filter_map(|k| {
                 let known: Vec<String> = k.name.split('.').map(str::to_string).collect();
-                crate::inventory::leaf_near_miss(&parts, &known).map(|d| (d, k.name.as_str()))
+                crate::near::leaf_near_miss(&parts, &known).map(|d| (d, k.name.as_str()))
             })
             .min()
             .map(|(_, n)| n)

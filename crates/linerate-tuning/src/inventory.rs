@@ -9,7 +9,6 @@
 //! knowledge and said to be so.
 
 mod glob;
-mod near;
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -17,7 +16,7 @@ use std::sync::OnceLock;
 use crate::catalogue::CatalogueError;
 use crate::os::{Os, Version};
 
-pub(crate) use near::{distance, leaf_near_miss};
+use crate::near;
 
 /// One list of keys and its provenance.
 #[derive(Debug, Clone, serde::Deserialize)]

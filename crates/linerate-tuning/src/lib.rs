@@ -27,12 +27,14 @@ pub mod formula;
 pub mod hardware;
 pub mod inventory;
 pub mod lint;
+mod near;
 pub mod os;
 pub mod parse;
 pub mod profile;
 pub mod render;
 mod role;
 pub mod value;
+mod wording;
 
 pub use context::Context;
 pub use finding::{Finding, Fix, Location, Severity};

@@ -163,12 +163,12 @@ impl Profile {
                 "Path: {} × {} ⇒ BDP = rate × RTT / 8 = {}.",
                 c.rate.unwrap_or_default(),
                 c.rtt.unwrap_or_default(),
-                crate::lint::bytes(self.bdp.bytes())
+                crate::wording::bytes(self.bdp.bytes())
             ),
         ];
         let mut known = Vec::new();
         if let Some(ram) = c.ram {
-            known.push(format!("RAM {}", crate::lint::bytes(ram.bytes())));
+            known.push(format!("RAM {}", crate::wording::bytes(ram.bytes())));
         }
         if let Some(cores) = c.cores {
             known.push(format!("{cores} cores"));

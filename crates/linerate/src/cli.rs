@@ -1,7 +1,9 @@
 //! The command line: one subcommand per step of the method (know the ceiling, inspect, tune,
 //! measure, reproduce, prove). Each subcommand's arguments live beside its code in `cmd/`.
 
-use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+use clap::{CommandFactory as _, Parser, Subcommand};
 
 use crate::cmd;
 
@@ -55,4 +57,27 @@ pub enum Command {
     Completions(cmd::completions::Args),
     /// Print the man page (roff)
     Man(cmd::man::Args),
+}
+
+/// Dispatches to the subcommand.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Calc(args) => cmd::calc::run(args),
+        Command::Stat(args) => cmd::stat::run(args),
+        Command::Lint(args) => cmd::lint::run(args),
+        Command::Tune(args) => cmd::tune::run(args),
+        Command::Audit(args) => cmd::audit::run(args),
+        Command::Nic(args) => cmd::nic::run(args),
+        Command::Server(args) => cmd::server::run(args),
+        Command::Client(args) => cmd::client::run(args),
+        Command::Lab(args) => cmd::lab::run(args),
+        Command::History(args) => cmd::history::run(args),
+        Command::Show(args) => cmd::show::run(args),
+        Command::Compare(args) => cmd::compare::run(args),
+        Command::Import(args) => cmd::import::run(args),
+        Command::Report(args) => cmd::report::run(args),
+        Command::Logdist(args) => cmd::logdist::run(args),
+        Command::Completions(args) => cmd::completions::run(args, Cli::command()),
+        Command::Man(args) => cmd::man::run(args, Cli::command()),
+    }
 }

@@ -13,7 +13,7 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
-    match cmd::run(cli) {
+    match cli::run(cli) {
         Ok(code) => code,
         Err(err) => output::report_error(&err),
     }

@@ -5,9 +5,10 @@
 use crate::catalogue::{Knob, Unit};
 use crate::finding::{Finding, Fix, Severity};
 use crate::formula;
-use crate::lint::{Mode, State, bytes, bytes_or, finding};
+use crate::lint::{Mode, State, finding};
 use crate::parse::Entry;
 use crate::value::Value;
+use crate::wording::{bytes, bytes_or};
 
 pub(crate) fn compare_with_default(
     e: &Entry,

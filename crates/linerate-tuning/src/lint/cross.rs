@@ -2,8 +2,9 @@
 //! features that depend on another knob or a loaded module.
 
 use crate::finding::{Finding, Fix, Severity};
-use crate::lint::{Effective, Mode, State, about, bytes};
+use crate::lint::{Effective, Mode, State, about};
 use crate::os::Os;
+use crate::wording::bytes;
 
 pub(crate) fn check(st: &State<'_>, out: &mut Vec<Finding>) {
     match st.ctx.os {

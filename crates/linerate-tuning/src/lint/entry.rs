@@ -5,11 +5,12 @@
 use crate::catalogue::{Knob, When};
 use crate::finding::{Finding, Fix, Severity};
 use crate::formula;
-use crate::inventory::distance;
-use crate::lint::{Mode, State, bytes_or, existence, finding};
+use crate::lint::{Mode, State, existence, finding};
+use crate::near::distance;
 use crate::os::Os;
 use crate::parse::{Entry, Format};
 use crate::value::{Value, ValueType};
+use crate::wording::bytes_or;
 
 /// Checks one entry; returns its parsed value when the key is known and the value valid.
 pub(crate) fn check(e: &Entry, st: &State<'_>, out: &mut Vec<Finding>) -> Option<Value> {

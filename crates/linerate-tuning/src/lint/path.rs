@@ -3,8 +3,9 @@
 
 use crate::finding::{Finding, Fix, Severity};
 use crate::formula;
-use crate::lint::{State, about, bytes};
+use crate::lint::{State, about};
 use crate::os::Os;
+use crate::wording::bytes;
 
 pub(crate) fn check(st: &State<'_>, out: &mut Vec<Finding>) {
     let ctx = st.ctx;

@@ -3,8 +3,8 @@
 use crate::context::Role;
 use crate::finding::Severity;
 use crate::formula::{self, MAX_WINDOW};
-use crate::lint::bytes;
 use crate::profile::{Profile, Target};
+use crate::wording::bytes;
 
 pub(crate) fn generate(p: &mut Profile) {
     let c = p.context.clone();

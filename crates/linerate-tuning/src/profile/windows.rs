@@ -2,8 +2,8 @@
 
 use crate::finding::Severity;
 use crate::formula;
-use crate::lint::bytes;
 use crate::profile::{Profile, Target};
+use crate::wording::bytes;
 
 pub(crate) fn generate(p: &mut Profile) {
     let rate = p.context.rate.unwrap_or_default();

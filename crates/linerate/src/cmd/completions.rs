@@ -2,7 +2,6 @@
 
 use std::process::ExitCode;
 
-use clap::CommandFactory;
 use clap_complete::Shell;
 
 /// Arguments of `linerate completions`.
@@ -13,8 +12,8 @@ pub struct Args {
     pub shell: Shell,
 }
 
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let mut command = crate::cli::Cli::command();
+/// `command` is the whole command tree (`Cli::command()`).
+pub fn run(args: Args, mut command: clap::Command) -> anyhow::Result<ExitCode> {
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut command, "linerate", &mut out);
     crate::output::print_text(&String::from_utf8_lossy(&out))?;

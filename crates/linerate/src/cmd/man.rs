@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use clap::CommandFactory;
 
 /// Arguments of `linerate man`.
 #[derive(Debug, clap::Args)]
@@ -20,8 +19,10 @@ pub struct Args {
     dir: Option<PathBuf>,
 }
 
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let root = built_command();
+/// `root` is the whole command tree (`Cli::command()`), passed in so this module needs no
+/// knowledge of the CLI above it.
+pub fn run(args: Args, root: clap::Command) -> anyhow::Result<ExitCode> {
+    let root = built_command(root);
     if let Some(dir) = &args.dir {
         write_all(&root, dir)?;
         return Ok(ExitCode::SUCCESS);
@@ -44,8 +45,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// The whole command tree, built so that subcommands carry their full names (`linerate-calc`
 /// as the page title, `linerate calc` in the synopsis). No `help` subcommand: it has no page.
-fn built_command() -> clap::Command {
-    let mut command = crate::cli::Cli::command().disable_help_subcommand(true);
+fn built_command(root: clap::Command) -> clap::Command {
+    let mut command = root.disable_help_subcommand(true);
     command.build();
     command
 }
