@@ -6,34 +6,16 @@ pub fn time(ns: u64) -> String {
     time_s(ns as f64 / 1e9)
 }
 
-/// A time in seconds with three significant digits.
+/// A time in seconds with at most three significant digits, through the workspace's one
+/// formatter (`linerate_units::human`); zero is `0`, a negative time keeps its sign.
 pub fn time_s(s: f64) -> String {
-    let (value, unit) = if s == 0.0 {
+    if s == 0.0 {
         return "0".to_owned();
-    } else if s.abs() >= 1.0 {
-        (s, "s")
-    } else if s.abs() >= 1e-3 {
-        (s * 1e3, "ms")
-    } else if s.abs() >= 1e-6 {
-        (s * 1e6, "µs")
-    } else {
-        (s * 1e9, "ns")
-    };
-    let digits = if value.abs() >= 100.0 {
-        0
-    } else if value.abs() >= 10.0 {
-        1
-    } else {
-        2
-    };
-    let text = format!("{value:.digits$}");
-    // 1.50 → 1.5, 2.00 → 2: keep it short but never drop integer zeros
-    let text = if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.').to_owned()
-    } else {
-        text
-    };
-    format!("{text} {unit}")
+    }
+    let text = linerate_units::human::seconds(s.abs())
+        .digits(linerate_units::human::Digits::MaxSignificant(3))
+        .to_string();
+    if s < 0.0 { format!("-{text}") } else { text }
 }
 
 #[cfg(test)]
