@@ -136,14 +136,8 @@ impl Placement {
     }
 }
 
-/// Where one worker thread ran.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PlacementReport {
-    /// The CPU it was pinned to, if any.
-    pub pinned: Option<usize>,
-    /// CPUs it was seen running on.
-    pub ran_on: Vec<usize>,
-}
+/// Where one worker thread ran: the schema's type, so results carry it as recorded.
+pub use linerate_iperf3::linerate::PlacementReport;
 
 #[cfg(test)]
 mod tests {

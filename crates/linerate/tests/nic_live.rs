@@ -17,27 +17,12 @@ mod support;
 
 use support::bin::{BIN, isolate, linerate};
 use support::netns::{Netns, linerate_in};
-use support::{program, require, skip, skipping};
+use support::{namespaces, program, require, skip, skipping};
 
 fn run(cmd: &mut Command) -> Output {
     let out = cmd.output().expect("spawn");
     assert!(out.status.success(), "{cmd:?} failed: {out:?}");
     out
-}
-
-/// Why namespaces cannot be used here, or None when they can.
-fn no_namespaces() -> Option<String> {
-    if !linerate_sys::is_root() {
-        return Some("not root".to_owned());
-    }
-    match Command::new("ip").args(["netns", "list"]).output() {
-        Ok(o) if o.status.success() => None,
-        Ok(o) => Some(format!(
-            "`ip netns` fails: {}",
-            String::from_utf8_lossy(&o.stderr)
-        )),
-        Err(e) => Some(format!("no `ip` command: {e}")),
-    }
 }
 
 /// Two namespaces joined by a veth pair, 198.18.0.1 (side a) ↔ 198.18.0.2 (side b), IPv6
@@ -185,9 +170,7 @@ fn iface_in<'a>(line: &'a Value, name: &str) -> &'a Value {
 
 #[test]
 fn watch_counts_veth_datagrams_within_one_percent() {
-    if let Some(why) = no_namespaces() {
-        skip!("{why}");
-    }
+    require!(namespaces());
     let pair = VethPair::new('w');
     const SENT: usize = 5_000;
     // The watch outlasts the paced sending (~0.5 s unloaded) by seconds, so that even a busy
@@ -241,9 +224,7 @@ fn watch_counts_veth_datagrams_within_one_percent() {
 
 #[test]
 fn watch_survives_an_interface_that_vanishes() {
-    if let Some(why) = no_namespaces() {
-        skip!("{why}");
-    }
+    require!(namespaces());
     let pair = VethPair::new('v');
     let (mut child, mut lines) = watch_in(&pair.ns_b, &[&pair.if_b, "-i", "100ms", "--count", "8"]);
     let first: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
@@ -262,9 +243,7 @@ fn watch_survives_an_interface_that_vanishes() {
 
 #[test]
 fn inventory_of_a_veth_in_a_namespace() {
-    if let Some(why) = no_namespaces() {
-        skip!("{why}");
-    }
+    require!(namespaces());
     let pair = VethPair::new('i');
     let out = run(linerate_in(&pair.ns_a).args(["nic", "--json", &pair.if_a]));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -138,13 +138,7 @@ pub fn thread_reports(streams: &[StreamHandle]) -> Vec<ThreadReport> {
         .map(|h| ThreadReport {
             id: h.spec.id,
             direction: Some(h.spec.direction),
-            placement: {
-                let p = h.spec.work.report.placement.report();
-                PlacementReport {
-                    pinned: p.pinned,
-                    ran_on: p.ran_on,
-                }
-            },
+            placement: h.spec.work.report.placement.report(),
         })
         .collect()
 }
