@@ -28,6 +28,7 @@ pub mod irq;
 pub mod links;
 pub mod pcie;
 mod probed;
+#[cfg(target_os = "linux")]
 pub mod qstats;
 mod queue;
 mod roots;

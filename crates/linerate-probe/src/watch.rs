@@ -134,16 +134,20 @@ impl Sampler {
         let ifindex =
             crate::roots::read_number(&self.roots.sys(&format!("class/net/{name}/ifindex")))
                 .into_value();
-        let mut queues = ethtool::read_stats(&self.roots, name)
+        let queues = ethtool::read_stats(&self.roots, name)
             .value()
             .map(queue_counters)
             .unwrap_or_default();
         // Drivers that moved queue counters out of `ethtool -S` report them over netlink.
-        if queues.is_empty() && self.roots.is_live() {
-            if let Some(Ok(q)) = ifindex.map(crate::qstats::read) {
-                queues = q;
+        #[cfg(target_os = "linux")]
+        let queues = if queues.is_empty() && self.roots.is_live() {
+            match ifindex.map(crate::qstats::read) {
+                Some(Ok(q)) => q,
+                _ => queues,
             }
-        }
+        } else {
+            queues
+        };
         Ok(InterfaceSample {
             at,
             ifindex,
