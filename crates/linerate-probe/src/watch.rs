@@ -104,8 +104,13 @@ impl Sampler {
         Sampler { roots, names }
     }
 
-    /// Reads one sample.
+    /// Reads one sample. On FreeBSD the live host is read through `getifaddrs` and each NIC's
+    /// `dev.<driver>.<unit>` sysctls ([`crate::freebsd::live::sample`]).
     pub fn sample(&self) -> Sample {
+        #[cfg(target_os = "freebsd")]
+        if self.roots.is_live() {
+            return crate::freebsd::live::sample(&self.names);
+        }
         let names = if self.names.is_empty() {
             interface::list(&self.roots).unwrap_or_default()
         } else {
