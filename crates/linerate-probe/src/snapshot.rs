@@ -59,8 +59,8 @@ pub enum SnapshotError {
         /// Where and why JSON parsing failed.
         source: serde_json::Error,
     },
-    /// The file is FreeBSD `sysctl` output that does not parse.
-    #[error("{}: {source}", path.display())]
+    /// The file is FreeBSD `sysctl` output that does not parse (the source names the line).
+    #[error("{}", path.display())]
     Sysctl {
         /// The file.
         path: PathBuf,
@@ -115,6 +115,11 @@ impl HostSnapshot {
             softnet: softnet::read(roots),
             freebsd: None,
         }
+    }
+
+    /// Whether the snapshot is of a FreeBSD host (its rules speak loader.conf and ifconfig).
+    pub fn is_freebsd(&self) -> bool {
+        self.freebsd.is_some()
     }
 
     /// The interfaces (empty when the list itself was unreadable).
