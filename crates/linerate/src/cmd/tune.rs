@@ -31,8 +31,7 @@ const DEFAULT_OS: &str = if cfg!(target_os = "freebsd") {
 /// Arguments of `linerate tune`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Target OS: linux, freebsd, openbsd, windows [default: this host's when it is Linux or
-    /// FreeBSD, else linux]
+    /// Target OS: linux, freebsd, openbsd, windows
     #[arg(long, default_value = DEFAULT_OS)]
     pub os: Os,
     /// Role: host, router, firewall, web, vpn
