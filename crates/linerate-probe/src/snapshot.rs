@@ -80,7 +80,7 @@ pub enum SnapshotError {
 impl HostSnapshot {
     /// Captures the host the roots point at. Never fails: what cannot be read is recorded as
     /// unknown with the reason. On FreeBSD the live host is read through `sysctlbyname`,
-    /// `getifaddrs`, `vmstat -i` and `pciconf -lvc` ([`crate::freebsd::live`]).
+    /// `getifaddrs`, `vmstat -i` and `pciconf -lvc` (`freebsd::live`).
     pub fn capture(roots: &ProbeRoots) -> HostSnapshot {
         #[cfg(target_os = "freebsd")]
         if roots.is_live() {

@@ -105,7 +105,7 @@ impl Sampler {
     }
 
     /// Reads one sample. On FreeBSD the live host is read through `getifaddrs` and each NIC's
-    /// `dev.<driver>.<unit>` sysctls ([`crate::freebsd::live::sample`]).
+    /// `dev.<driver>.<unit>` sysctls (`freebsd::live::sample`).
     pub fn sample(&self) -> Sample {
         #[cfg(target_os = "freebsd")]
         if self.roots.is_live() {

@@ -5,7 +5,7 @@
 //! writes the sysctl.d drop-in atomically.
 //!
 //! The engine talks to the kernel only through a [`Backend`]: `/proc/sys` on Linux
-//! ([`ProcSys`], entry points [`apply_in`] / [`rollback_file`], which the lab calls with a
+//! ([`ProcSys`], entry points `apply_in` / `rollback_file` (Linux only), which the lab calls with a
 //! [`Where::Netns`] target), `sysctl(3)` on FreeBSD ([`freebsd`], which adds the loader
 //! tunables' drop-in file), and [`MemoryBackend`] or a fake sysctl in tests.
 
@@ -398,7 +398,7 @@ pub fn restore_files(journal: &Journal) -> Result<Vec<PathBuf>, ApplyError> {
     Ok(restored)
 }
 
-/// Options of [`apply_in`] and [`freebsd::apply`].
+/// Options of `apply_in` (Linux) and [`freebsd::apply`].
 #[derive(Debug, Clone)]
 pub struct ApplyOptions {
     /// Journal directory (default [`journal::DEFAULT_DIR`]).
@@ -419,7 +419,7 @@ impl Default for ApplyOptions {
     }
 }
 
-/// The result of [`apply_in`] and [`freebsd::apply`].
+/// The result of `apply_in` (Linux) and [`freebsd::apply`].
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Applied {
     /// What was planned (and, unless dry-run, done).

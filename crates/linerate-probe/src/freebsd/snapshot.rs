@@ -1,7 +1,7 @@
 //! A FreeBSD host as a [`HostSnapshot`], from text: `sysctl` output (a `sysctl -a` dump taken
 //! on a router, or the values read live with `sysctlbyname`), and where they were taken,
 //! `vmstat -i`, `pciconf -lvc` and the interface list with its link data. The same function
-//! builds the live snapshot on FreeBSD ([`super::live`]) and the one `audit --host-snapshot`
+//! builds the live snapshot on FreeBSD (`live`, FreeBSD only) and the one `audit --host-snapshot`
 //! reads from a dump on any OS, so what the hardware rules see is the same either way.
 //!
 //! The snapshot's fields are Linux-shaped (sysfs and procfs words); what FreeBSD has no

@@ -104,3 +104,32 @@ pub fn current_cpu() -> Option<usize> {
     let cpu = unsafe { libc::sched_getcpu() };
     usize::try_from(cpu).ok()
 }
+
+// Run on FreeBSD only; type-checked on Linux by CI's FreeBSD clippy step.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pinning_round_trips_on_a_thread_of_its_own() {
+        let allowed = allowed_cpus();
+        assert!(!allowed.is_empty());
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let last = *allowed.last().unwrap();
+                pin_current_thread(last).unwrap();
+                assert_eq!(allowed_cpus(), vec![last]);
+                assert_eq!(current_cpu(), Some(last));
+                set_allowed_cpus(&allowed).unwrap();
+                assert_eq!(allowed_cpus(), allowed);
+            })
+            .join()
+            .unwrap();
+        });
+        assert_eq!(allowed_cpus(), allowed);
+        assert_eq!(
+            pin_current_thread(MAX_CPUS).unwrap_err().kind(),
+            io::ErrorKind::InvalidInput
+        );
+    }
+}

@@ -153,3 +153,17 @@ pub fn links() -> io::Result<Vec<IfLink>> {
     }
     Ok(out)
 }
+
+// Run on FreeBSD only; type-checked on Linux by CI's FreeBSD clippy step.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_is_listed_with_its_mtu() {
+        let links = links().unwrap();
+        let lo = links.iter().find(|l| l.loopback()).expect("lo0");
+        assert_eq!(lo.name, "lo0");
+        assert!(lo.up() && lo.mtu > 0 && lo.index > 0);
+    }
+}

@@ -115,3 +115,46 @@ fn read_tcp_info(fd: BorrowedFd<'_>) -> Option<libc::tcp_info> {
     };
     (rc == 0).then_some(info)
 }
+
+// Run on FreeBSD only; type-checked on Linux by CI's FreeBSD clippy step.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::{TcpListener, TcpStream, UdpSocket};
+    use std::os::fd::AsFd;
+
+    #[test]
+    fn tcp_info_reads_a_loopback_connection_and_refuses_udp() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let c = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+        let info = tcp_info(c.as_fd()).unwrap();
+        assert!(info.cwnd_bytes > 0);
+        assert_eq!(info.pmtu, 0);
+        let u = UdpSocket::bind("127.0.0.1:0").unwrap();
+        assert_eq!(tcp_info(u.as_fd()), None);
+    }
+
+    #[test]
+    fn two_udp_sockets_share_a_port_with_reuse_port() {
+        use socket2::{Domain, Socket, Type};
+        let a = Socket::new(Domain::IPV4, Type::DGRAM, None).unwrap();
+        reuse_port(a.as_fd()).unwrap();
+        a.bind(
+            &"127.0.0.1:0"
+                .parse::<std::net::SocketAddr>()
+                .unwrap()
+                .into(),
+        )
+        .unwrap();
+        let addr = a.local_addr().unwrap();
+        let b = Socket::new(Domain::IPV4, Type::DGRAM, None).unwrap();
+        reuse_port(b.as_fd()).unwrap();
+        b.bind(&addr).unwrap();
+        let c = Socket::new(Domain::IPV4, Type::DGRAM, None).unwrap();
+        reuse_port_lb(c.as_fd()).unwrap();
+        assert_eq!(
+            set_udp_segment(a.as_fd(), 1200).unwrap_err().kind(),
+            io::ErrorKind::Unsupported
+        );
+    }
+}

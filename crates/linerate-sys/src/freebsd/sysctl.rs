@@ -229,3 +229,58 @@ pub fn dump(prefix: &str) -> Result<Vec<DumpEntry>, SysctlError> {
         })
         .collect())
 }
+
+// These run on FreeBSD only (`cargo test` there); on Linux they are type-checked by the
+// FreeBSD clippy step of CI.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sysctl::Kind;
+
+    #[test]
+    fn reads_strings_numbers_and_types_like_sysctl_8() {
+        assert_eq!(get("kern.ostype").unwrap(), "FreeBSD");
+        let ncpu: u32 = get("hw.ncpu").unwrap().parse().unwrap();
+        assert!(ncpu >= 1);
+        assert_eq!(info("hw.ncpu").unwrap().kind, Kind::Int);
+        assert_eq!(info("kern.ostype").unwrap().kind, Kind::String);
+        let maxsockbuf = info("kern.ipc.maxsockbuf").unwrap();
+        assert_eq!(maxsockbuf.kind, Kind::Ulong);
+        assert!(maxsockbuf.writable());
+        assert!(matches!(
+            get("kern.clockrate"),
+            Err(SysctlError::Value { .. })
+        ));
+        assert_eq!(
+            get("net.inet.tcp.nonesuch").unwrap_err().raw_os_error(),
+            Some(libc::ENOENT)
+        );
+    }
+
+    #[test]
+    fn a_subtree_lists_its_leaves_in_order() {
+        let names = names_under("kern.smp").unwrap();
+        assert!(names.iter().any(|n| n == "kern.smp.cpus"), "{names:?}");
+        assert!(names.iter().all(|n| n.starts_with("kern.smp.")));
+        assert_eq!(names_under("hw.ncpu").unwrap(), ["hw.ncpu"]);
+        let values = dump("kern.smp").unwrap();
+        assert_eq!(values.len(), names.len());
+    }
+
+    #[test]
+    fn writing_the_current_value_back_round_trips_as_root() {
+        if !crate::is_root() {
+            eprintln!("SKIP: writing a sysctl needs root");
+            return;
+        }
+        let name = "net.inet.tcp.sendspace";
+        let now = get(name).unwrap();
+        set(name, &now).unwrap();
+        assert_eq!(get(name).unwrap(), now);
+        assert!(matches!(set(name, "lots"), Err(SysctlError::Value { .. })));
+        assert_eq!(
+            set("kern.ostype", "Linux").unwrap_err().raw_os_error(),
+            Some(libc::EPERM)
+        );
+    }
+}

@@ -6,7 +6,7 @@
 //! failure or a rollback puts it back; they are reported as needing a reboot. rc.conf variables
 //! and commands (pf.conf lines, ifconfig flags) are not applied: they are listed as skipped.
 //!
-//! Everything here but [`LiveSysctls`] is plain logic over the [`Sysctls`] trait, so it is
+//! Everything here but `LiveSysctls` (FreeBSD only) is plain logic over the [`Sysctls`] trait, so it is
 //! tested on any OS against a fake kernel (`freebsd/tests.rs`) that stores values as the bytes
 //! `sysctl(3)` moves and checks types and flags as FreeBSD does.
 
