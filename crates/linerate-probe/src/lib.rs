@@ -34,6 +34,7 @@ mod probed;
 pub mod qstats;
 mod queue;
 mod roots;
+mod sample;
 mod snapshot;
 pub mod softnet;
 pub mod watch;

@@ -13,7 +13,10 @@
 use std::fmt;
 
 #[cfg(target_os = "freebsd")]
-pub use crate::freebsd::sysctl::{dump, get, info, names_under, read_raw, set, write_raw};
+mod freebsd;
+
+#[cfg(target_os = "freebsd")]
+pub use freebsd::{dump, get, info, names_under, read_raw, set, write_raw};
 
 /// `CTLFLAG_RD`: the value can be read.
 pub const FLAG_RD: u32 = 0x8000_0000;

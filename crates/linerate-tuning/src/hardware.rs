@@ -122,4 +122,4 @@ fn finding(
 }
 
 #[cfg(test)]
-mod freebsd_tests;
+mod tests;

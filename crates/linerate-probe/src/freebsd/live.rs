@@ -13,7 +13,7 @@ use linerate_sys::sysctl;
 use super::snapshot::{self, Link, Sources};
 use super::{SysctlDump, VmstatInterrupts, nic, pciconf, split_unit};
 use crate::interface::Counters;
-use crate::watch::{InterfaceSample, Sample};
+use crate::sample::{InterfaceSample, Sample};
 use crate::{HostSnapshot, Probed};
 
 /// Single values and subtrees the snapshot reads, beside each NIC's `dev.<driver>.<unit>`.

@@ -10,7 +10,7 @@ use std::time::Instant;
 use super::snapshot::Link;
 use super::{NicSysctl, QueueCounters};
 use crate::queue::{self, Direction};
-use crate::watch::InterfaceSample;
+use crate::sample::InterfaceSample;
 
 fn keyed(
     dir: Direction,

@@ -6,7 +6,7 @@
 use std::ffi::CString;
 use std::io;
 
-use crate::sysctl::{DumpEntry, OidInfo, SysctlError, decode, encode};
+use super::{DumpEntry, OidInfo, SysctlError, decode, encode};
 
 /// `CTL_SYSCTL`, the meta-MIB, and its queries (`<sys/sysctl.h>`).
 const CTL_SYSCTL: libc::c_int = 0;
@@ -175,7 +175,7 @@ pub fn write_raw(name: &str, bytes: &[u8]) -> Result<(), SysctlError> {
     }
 }
 
-/// The value of `name` as `sysctl -n` prints it (see [`crate::sysctl::decode`]).
+/// The value of `name` as `sysctl -n` prints it (see [`super::decode`]).
 pub fn get(name: &str) -> Result<String, SysctlError> {
     let mib = mib_of(name).map_err(|e| os(name, e))?;
     let info = info_mib(&mib).map_err(|e| os(name, e))?;
@@ -186,7 +186,7 @@ pub fn get(name: &str) -> Result<String, SysctlError> {
     })
 }
 
-/// Sets `name` from text, encoded for its type (see [`crate::sysctl::encode`]).
+/// Sets `name` from text, encoded for its type (see [`super::encode`]).
 pub fn set(name: &str, text: &str) -> Result<(), SysctlError> {
     let info = info(name)?;
     let bytes = encode(&info, text).map_err(|source| SysctlError::Value {
@@ -203,7 +203,7 @@ pub fn names_under(prefix: &str) -> Result<Vec<String>, SysctlError> {
     let err = |e| os(prefix, e);
     let root = mib_of(prefix).map_err(err)?;
     let kind = info_mib(&root).map_err(err)?.kind;
-    if kind != crate::sysctl::Kind::Node {
+    if kind != super::Kind::Node {
         return Ok(vec![prefix.to_owned()]);
     }
     let mut names = Vec::new();
