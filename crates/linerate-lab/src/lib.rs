@@ -9,7 +9,11 @@
 //!
 //! No terminal output here: functions return data and typed errors. System calls go through
 //! `linerate-sys`.
+//!
+//! Linux only: namespaces, veth, netlink, packet sockets and nftables are Linux's, so on other
+//! systems the crate is empty and `linerate lab` says it needs Linux.
 
+#![cfg(target_os = "linux")]
 #![forbid(unsafe_code)]
 
 pub mod build;

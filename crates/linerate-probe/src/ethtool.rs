@@ -3,6 +3,7 @@
 //! (`linerate_sys::ethtool`, which also says why the ioctl rather than ethtool netlink) or
 //! from a captured `<iface>.json` file.
 
+#[cfg(target_os = "linux")]
 mod live;
 
 use std::collections::BTreeMap;
@@ -136,10 +137,18 @@ impl EthtoolInfo {
     }
 }
 
+/// Why the live ethtool source is empty on other systems.
+#[cfg(not(target_os = "linux"))]
+const NOT_LINUX: &str =
+    "the ethtool ioctl is Linux's (on FreeBSD the driver's dev.<driver>.<unit> sysctls say this)";
+
 /// Reads everything ethtool knows about `iface` from the roots' ethtool source.
 pub fn read(roots: &ProbeRoots, iface: &str) -> EthtoolInfo {
     match &roots.ethtool {
+        #[cfg(target_os = "linux")]
         EthtoolSource::Live => live::read_all(iface),
+        #[cfg(not(target_os = "linux"))]
+        EthtoolSource::Live => EthtoolInfo::unknown(NOT_LINUX),
         EthtoolSource::Dir(dir) => {
             let path = dir.join(format!("{iface}.json"));
             match fs::read_to_string(&path) {
@@ -159,7 +168,10 @@ pub fn read(roots: &ProbeRoots, iface: &str) -> EthtoolInfo {
 /// Reads only the driver statistics (for `--watch`, once per interval).
 pub fn read_stats(roots: &ProbeRoots, iface: &str) -> Probed<BTreeMap<String, u64>> {
     match &roots.ethtool {
+        #[cfg(target_os = "linux")]
         EthtoolSource::Live => live::read_stats(iface),
+        #[cfg(not(target_os = "linux"))]
+        EthtoolSource::Live => Probed::unknown(NOT_LINUX),
         _ => read(roots, iface).stats,
     }
 }

@@ -7,17 +7,23 @@
 //! count and SMT from `hw.ncpu`, `kern.smp.*` and `kern.sched.topology_spec` ([`cpu`],
 //! [`topology`]), mbuf and socket-buffer limits ([`limits`]) and netisr settings ([`netisr`]).
 //!
-//! Nothing here reads the live system; the caller runs the commands (or `sysctlbyname`) and
-//! hands the text over.
+//! The parsers read no live system; the caller runs the commands (or `sysctlbyname`) and hands
+//! the text over. [`snapshot`] builds a [`crate::HostSnapshot`] from their results, the same way
+//! for a dump taken elsewhere and for this host; `live` (FreeBSD only) gathers this host's
+//! inputs and [`watch`] its per-queue counters for `nic --watch`.
 
 pub mod cpu;
 pub mod interrupts;
 pub mod limits;
+#[cfg(target_os = "freebsd")]
+pub mod live;
 pub mod netisr;
 pub mod nic;
 pub mod pciconf;
+pub mod snapshot;
 pub mod sysctl;
 pub mod topology;
+pub mod watch;
 
 #[cfg(test)]
 mod fuzz;
@@ -30,6 +36,7 @@ pub use limits::NetworkLimits;
 pub use netisr::{NetisrSettings, NetstatQ};
 pub use nic::{NicQueues, NicSysctl, QueueCounters};
 pub use pciconf::{PciconfDevice, PcieCapability};
+pub use snapshot::{FreebsdHost, Link, Sources};
 pub use sysctl::SysctlDump;
 pub use topology::{CpuGroup, CpuTopology};
 

@@ -2,7 +2,9 @@
 //! memory, every interface (driver, link, MTU, queues, rings, offloads, coalescing, RSS, IRQs
 //! and their affinity, PCIe link), softnet counters. Linux reads sysfs, procfs and the ethtool
 //! ioctl; the roots are injectable ([`ProbeRoots`]) so captured trees and saved snapshots are
-//! judged offline exactly like the live host.
+//! judged offline exactly like the live host. FreeBSD hosts are read from sysctl, `getifaddrs`,
+//! `vmstat -i` and `pciconf -lvc` live, or from a `sysctl -a` dump taken on them
+//! ([`freebsd::snapshot`]).
 //!
 //! Beside the snapshot: [`links`] (which ports share which PCI link) and [`watch`] (live
 //! per-queue rates). The probe reads and never judges: the hardware rules that judge a
@@ -28,9 +30,11 @@ pub mod irq;
 pub mod links;
 pub mod pcie;
 mod probed;
+#[cfg(target_os = "linux")]
 pub mod qstats;
 mod queue;
 mod roots;
+mod sample;
 mod snapshot;
 pub mod softnet;
 pub mod watch;

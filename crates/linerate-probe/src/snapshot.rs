@@ -34,6 +34,10 @@ pub struct HostSnapshot {
     pub interfaces: Probed<Vec<Interface>>,
     /// Softnet counters per CPU.
     pub softnet: Probed<Vec<SoftnetCpu>>,
+    /// FreeBSD's own facts (netisr, mbuf limits, the NICs' `dev.<driver>.<unit>` nodes);
+    /// absent for Linux hosts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub freebsd: Option<crate::freebsd::FreebsdHost>,
 }
 
 /// Why a snapshot could not be saved or loaded.
@@ -55,6 +59,14 @@ pub enum SnapshotError {
         /// Where and why JSON parsing failed.
         source: serde_json::Error,
     },
+    /// The file is FreeBSD `sysctl` output that does not parse (the source names the line).
+    #[error("{}", path.display())]
+    Sysctl {
+        /// The file.
+        path: PathBuf,
+        /// Where and why.
+        source: crate::freebsd::ParseError,
+    },
     /// The file is a snapshot of another schema version.
     #[error("{path}: schema '{found}' is not supported (expected '{SCHEMA}')")]
     Schema {
@@ -67,8 +79,13 @@ pub enum SnapshotError {
 
 impl HostSnapshot {
     /// Captures the host the roots point at. Never fails: what cannot be read is recorded as
-    /// unknown with the reason.
+    /// unknown with the reason. On FreeBSD the live host is read through `sysctlbyname`,
+    /// `getifaddrs`, `vmstat -i` and `pciconf -lvc` (`freebsd::live`).
     pub fn capture(roots: &ProbeRoots) -> HostSnapshot {
+        #[cfg(target_os = "freebsd")]
+        if roots.is_live() {
+            return crate::freebsd::live::capture();
+        }
         let interrupts = irq::read_interrupts(roots);
         let interfaces = interface::list(roots).map(|names| {
             names
@@ -96,7 +113,13 @@ impl HostSnapshot {
             net_core: host::net_core(roots),
             interfaces: interfaces.into(),
             softnet: softnet::read(roots),
+            freebsd: None,
         }
+    }
+
+    /// Whether the snapshot is of a FreeBSD host (its rules speak loader.conf and ifconfig).
+    pub fn is_freebsd(&self) -> bool {
+        self.freebsd.is_some()
     }
 
     /// The interfaces (empty when the list itself was unreadable).
@@ -157,6 +180,23 @@ impl HostSnapshot {
             source,
         })?;
         Self::from_json(&text, path)
+    }
+
+    /// Loads a saved snapshot, or builds one from FreeBSD `sysctl` output (`sysctl -a` taken
+    /// on a router): JSON when the file starts with `{`, sysctl text otherwise.
+    pub fn read_file(path: &Path) -> Result<HostSnapshot, SnapshotError> {
+        let text = fs::read_to_string(path).map_err(|source| SnapshotError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        if text.trim_start().starts_with('{') {
+            return Self::from_json(&text, path);
+        }
+        crate::freebsd::snapshot::from_sysctl_text(&text, format!("sysctl {}", path.display()))
+            .map_err(|source| SnapshotError::Sysctl {
+                path: path.to_owned(),
+                source,
+            })
     }
 }
 

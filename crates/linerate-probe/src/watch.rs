@@ -8,14 +8,15 @@ use std::time::Instant;
 
 use linerate_units::{BitRate, ByteSize, PacketRate};
 
-use crate::interface::{self, Counters};
-use crate::softnet::{self, SoftnetCpu};
+use crate::interface;
+use crate::softnet;
 use crate::{ProbeRoots, Probed, ethtool};
 
 /// The schema of one `--json-stream` line.
 pub const SCHEMA: &str = "linerate.nic-watch/1";
 
 pub use crate::queue::{Direction, QueueCounters};
+pub use crate::sample::{InterfaceSample, Sample};
 
 /// Splits a driver statistic name into (direction, queue, counter), for the naming schemes of
 /// the common drivers: `rx_queue_0_packets` (virtio_net, ixgbe, igb, ice), `rx0_packets`
@@ -67,30 +68,6 @@ pub fn queue_counters(stats: &BTreeMap<String, u64>) -> BTreeMap<(Direction, u32
     out
 }
 
-/// One interface at one instant.
-#[derive(Debug, Clone, PartialEq)]
-pub struct InterfaceSample {
-    /// When its counters were read.
-    pub at: Instant,
-    /// Interface index (changes when the interface is re-created).
-    pub ifindex: Option<u32>,
-    /// Kernel counters.
-    pub counters: Counters,
-    /// Per-queue driver counters (empty when the driver has none).
-    pub queues: BTreeMap<(Direction, u32), QueueCounters>,
-}
-
-/// Everything at one instant.
-#[derive(Debug, Clone)]
-pub struct Sample {
-    /// When the softnet counters were read.
-    pub at: Instant,
-    /// Each watched interface, or why it could not be read (it vanished).
-    pub interfaces: BTreeMap<String, Result<InterfaceSample, String>>,
-    /// Softnet counters.
-    pub softnet: Probed<Vec<SoftnetCpu>>,
-}
-
 /// Reads samples of a set of interfaces (or all of them).
 #[derive(Debug, Clone)]
 pub struct Sampler {
@@ -104,8 +81,13 @@ impl Sampler {
         Sampler { roots, names }
     }
 
-    /// Reads one sample.
+    /// Reads one sample. On FreeBSD the live host is read through `getifaddrs` and each NIC's
+    /// `dev.<driver>.<unit>` sysctls (`freebsd::live::sample`).
     pub fn sample(&self) -> Sample {
+        #[cfg(target_os = "freebsd")]
+        if self.roots.is_live() {
+            return crate::freebsd::live::sample(&self.names);
+        }
         let names = if self.names.is_empty() {
             interface::list(&self.roots).unwrap_or_default()
         } else {
@@ -134,16 +116,20 @@ impl Sampler {
         let ifindex =
             crate::roots::read_number(&self.roots.sys(&format!("class/net/{name}/ifindex")))
                 .into_value();
-        let mut queues = ethtool::read_stats(&self.roots, name)
+        let queues = ethtool::read_stats(&self.roots, name)
             .value()
             .map(queue_counters)
             .unwrap_or_default();
         // Drivers that moved queue counters out of `ethtool -S` report them over netlink.
-        if queues.is_empty() && self.roots.is_live() {
-            if let Some(Ok(q)) = ifindex.map(crate::qstats::read) {
-                queues = q;
+        #[cfg(target_os = "linux")]
+        let queues = if queues.is_empty() && self.roots.is_live() {
+            match ifindex.map(crate::qstats::read) {
+                Some(Ok(q)) => q,
+                _ => queues,
             }
-        }
+        } else {
+            queues
+        };
         Ok(InterfaceSample {
             at,
             ifindex,
@@ -448,6 +434,7 @@ pub fn rates(old: &Sample, new: &Sample) -> Interval {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::interface::Counters;
 
     #[test]
     fn queue_stat_names_of_common_drivers() {

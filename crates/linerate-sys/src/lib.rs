@@ -11,33 +11,44 @@
 //! | [`fs`] | `atomic_write`/`atomic_create`: temp file, fsync, rename, fsync of the directory | Unix |
 //! | [`process`] | effective uid (`is_root`), `kill`, the process's CPU times | Unix |
 //! | [`signal`] | signal masks (block, unblock, take a pending one) and signal flags | Unix |
-//! | `affinity` | pin a thread to a CPU, the allowed set, the current CPU | Linux |
+//! | [`sysctl`] | FreeBSD sysctl values: kinds, flags, decoding and encoding (all OSes, so it is tested everywhere); `sysctlbyname` reads, writes and subtree walks | codec: Unix; calls: FreeBSD |
+//! | `affinity` | pin a thread to a CPU, the allowed set, the current CPU (`sched_setaffinity`; `cpuset_setaffinity`) | Linux, FreeBSD |
+//! | `mmsg` | one batch type for `sendmmsg`/`recvmmsg` over fixed buffers | Linux, FreeBSD |
+//! | `socket` | socket options std and socket2 lack (TCP_INFO in each OS's layout; Linux: UDP GSO, forced buffers; FreeBSD: SO_REUSEPORT, SO_REUSEPORT_LB), `ppoll` | Linux, FreeBSD |
 //! | `ethtool` | the `SIOCETHTOOL` ioctl: driver, rings, channels, coalescing, features, RSS, stats; offload switches | Linux |
-//! | `mmsg` | one batch type for `sendmmsg`/`recvmmsg` over fixed buffers | Linux |
 //! | `netlink` | one netlink socket for route (links, addresses, routes, neighbours, qdiscs) and generic netlink (`netdev` queue stats) | Linux |
 //! | `netns` | network namespaces: create, name, enter, run a closure inside, remove | Linux |
 //! | `packet` | AF_PACKET sockets bound to one interface, their drop counters | Linux |
-//! | `socket` | socket options std and socket2 lack (TCP_INFO, UDP GSO, forced buffers), `ppoll` | Linux |
 //! | `thread` | per-thread settings (timer slack) | Linux |
+//! | `ifaddrs` | interfaces with their link data (`getifaddrs` with `struct if_data`: MTU, speed, link state, counters) | FreeBSD |
 //!
 //! Layout per OS: portable POSIX modules sit at the top; each OS backend is a module of its own
-//! (`linux`, later `freebsd` beside it for sysctlbyname, cpuset_setaffinity, SO_REUSEPORT_LB
-//! and FreeBSD's TCP_INFO) whose modules are re-exported here under the same names, so callers
-//! write `linerate_sys::affinity::pin_current_thread` on every OS that has it. Still to come
-//! in the Linux backend: AF_PACKET/AF_XDP rings (beside `packet`) and `perf_event_open`
-//! sampling (a `perf` module).
+//! (`linux`, `freebsd`) whose modules are re-exported here under the same names, so callers
+//! write `linerate_sys::affinity::pin_current_thread` on every OS that has it. What exists on
+//! one OS only is absent on the others (no stubs): callers put it behind the same `cfg` and
+//! say plainly that the feature needs that OS. Still to come in the Linux backend: AF_PACKET/
+//! AF_XDP rings (beside `packet`) and `perf_event_open` sampling (a `perf` module).
 
 #![deny(missing_docs)]
 
 pub mod fs;
+#[cfg(any(target_os = "linux", target_os = "freebsd"))]
+pub mod mmsg;
 pub mod process;
 pub mod signal;
+pub mod sysctl;
 
 #[cfg(target_os = "linux")]
 mod linux;
 
 #[cfg(target_os = "linux")]
-pub use linux::{affinity, ethtool, mmsg, netlink, netns, packet, socket, thread};
+pub use linux::{affinity, ethtool, netlink, netns, packet, socket, thread};
+
+#[cfg(target_os = "freebsd")]
+mod freebsd;
+
+#[cfg(target_os = "freebsd")]
+pub use freebsd::{affinity, ifaddrs, socket};
 
 pub use fs::{atomic_create, atomic_write};
 pub use process::is_root;

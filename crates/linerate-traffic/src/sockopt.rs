@@ -22,8 +22,15 @@ pub fn apply_before_connect(
             .map_err(|e| TrafficError::socket(format!("setting SO_RCVBUF to {w}"), e))?;
     }
     if let Some(dev) = &opts.bind_dev {
-        sock.bind_device(Some(dev.as_bytes()))
-            .map_err(|e| TrafficError::socket(format!("binding to device {dev}"), e))?;
+        #[cfg(target_os = "linux")]
+        let bound = sock.bind_device(Some(dev.as_bytes()));
+        // SO_BINDTODEVICE is Linux's; FreeBSD picks the interface by route (or setfib).
+        #[cfg(not(target_os = "linux"))]
+        let bound: std::io::Result<()> = Err(std::io::Error::new(
+            std::io::ErrorKind::Unsupported,
+            "binding a socket to a device (SO_BINDTODEVICE) needs Linux",
+        ));
+        bound.map_err(|e| TrafficError::socket(format!("binding to device {dev}"), e))?;
     }
     if let Some(tos) = opts.tos {
         let r = if ipv6 {

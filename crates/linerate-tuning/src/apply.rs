@@ -1,18 +1,28 @@
-//! Applying settings on Linux, safely: plan (read old values, skip what a namespace cannot
-//! take), write a journal of the old values, write each value and read it back, and restore
-//! everything already changed if any write fails or reads back different. `rollback` undoes a
-//! journal; `persist` writes the sysctl.d drop-in atomically.
+//! Applying settings safely, the same way on every OS: plan (read old values, skip what a
+//! namespace cannot take), write a journal of the old values, write each value and read it
+//! back, and restore everything already changed if any write fails or reads back different.
+//! [`rollback`] undoes a journal (keys, then whole files with [`restore_files`]); [`persist`]
+//! writes the sysctl.d drop-in atomically.
 //!
-//! The lab calls [`apply_in`] / [`rollback_file`] with a [`Where::Netns`] target.
+//! The engine talks to the kernel only through a [`Backend`]: `/proc/sys` on Linux
+//! ([`ProcSys`], entry points `apply_in` / `rollback_file` (Linux only), which the lab calls with a
+//! [`Where::Netns`] target), `sysctl(3)` on FreeBSD ([`freebsd`], which adds the loader
+//! tunables' drop-in file), and [`MemoryBackend`] or a fake sysctl in tests.
 
 pub mod backend;
+pub mod freebsd;
 pub mod journal;
+#[cfg(target_os = "linux")]
+mod linux;
 pub mod netns;
 
+use std::io;
 use std::path::{Path, PathBuf};
 
 pub use backend::{Access, Backend, BackendError, MemoryBackend, ProcSys};
-pub use journal::{Journal, JournalEntry, JournalError, JournalState};
+pub use journal::{FileEntry, Journal, JournalEntry, JournalError, JournalState};
+#[cfg(target_os = "linux")]
+pub use linux::{apply_in, rollback_file};
 pub use netns::{NetnsError, NetnsId};
 
 use crate::catalogue::{Scope, catalogue};
@@ -122,6 +132,28 @@ pub enum ApplyError {
     /// Catalogue failure.
     #[error(transparent)]
     Catalogue(#[from] crate::catalogue::CatalogueError),
+    /// A whole file (FreeBSD's loader drop-in) could not be read, written or restored.
+    #[error("{}: {error}", path.display())]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        error: io::Error,
+    },
+    /// A file the apply wrote was changed by someone else since: a rollback leaves it alone.
+    #[error("{}: changed since linerate wrote it; not restored (its previous content is in the journal)", path.display())]
+    FileChanged {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A value that cannot go into the file it is meant for.
+    #[error("{key}: {reason}")]
+    BadValue {
+        /// Key.
+        key: String,
+        /// Why.
+        reason: String,
+    },
 }
 
 /// Plans applying `wanted` through `backend`. Inside a namespace (`in_netns`), host-only and
@@ -151,6 +183,9 @@ pub fn plan(
                 "no such setting on this host (unknown key, or its module is not loaded)".into()
             }),
             (_, _, Access::ReadOnly) => Some("read-only here".into()),
+            (_, _, Access::Tunable) => Some(
+                "a loader tunable, read at boot only: it belongs in loader.conf, not sysctl".into(),
+            ),
             (_, _, Access::Writable) => None,
         };
         if let Some(reason) = reason {
@@ -190,19 +225,34 @@ pub fn execute(
     netns: Option<NetnsId>,
     journal_path: Option<&Path>,
 ) -> Result<Journal, ApplyError> {
-    let entries = plan
-        .changes
+    let journal = Journal::new(netns, journal_entries(plan));
+    if let Some(path) = journal_path {
+        journal.save(path)?;
+    }
+    execute_journaled(backend, plan, journal, journal_path)
+}
+
+/// The journal entries of `plan`'s changes, in apply order.
+pub fn journal_entries(plan: &Plan) -> Vec<JournalEntry> {
+    plan.changes
         .iter()
         .map(|c| JournalEntry {
             key: c.key.clone(),
             old: c.old.clone(),
             new: c.new.clone(),
         })
-        .collect();
-    let mut journal = Journal::new(netns, entries);
-    if let Some(path) = journal_path {
-        journal.save(path)?;
-    }
+        .collect()
+}
+
+/// [`execute`] with a journal the caller made and already saved (it may record more than the
+/// plan's keys, such as a file written before): writes and reads back each change, restores
+/// on failure, and saves the journal's final state at `journal_path`.
+pub fn execute_journaled(
+    backend: &mut dyn Backend,
+    plan: &Plan,
+    mut journal: Journal,
+    journal_path: Option<&Path>,
+) -> Result<Journal, ApplyError> {
     let mut done: Vec<&Change> = Vec::new();
     let mut failure = None;
     for change in &plan.changes {
@@ -300,7 +350,55 @@ pub fn rollback(
     Ok(restored)
 }
 
-/// Options of [`apply_in`].
+/// A file's content, `None` when it does not exist.
+pub(crate) fn read_optional(path: &Path) -> Result<Option<String>, ApplyError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(ApplyError::File {
+            path: path.to_path_buf(),
+            error,
+        }),
+    }
+}
+
+/// Puts `content` at `path` (atomically) or, for `None`, removes the file.
+pub(crate) fn put_file(path: &Path, content: Option<&str>) -> Result<(), ApplyError> {
+    let done = match content {
+        Some(text) => linerate_sys::atomic_write(path, text.as_bytes()),
+        None => match std::fs::remove_file(path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            other => other,
+        },
+    };
+    done.map_err(|error| ApplyError::File {
+        path: path.to_path_buf(),
+        error,
+    })
+}
+
+/// Restores the files `journal` recorded (newest first) to what they held before the apply,
+/// removing those that did not exist. A file that no longer holds what the apply wrote was
+/// edited since: it is left alone and the rollback stops with [`ApplyError::FileChanged`].
+/// Returns the files put back (one already as before counts, and is not rewritten).
+pub fn restore_files(journal: &Journal) -> Result<Vec<PathBuf>, ApplyError> {
+    let mut restored = Vec::new();
+    for f in journal.files.iter().rev() {
+        let now = read_optional(&f.path)?;
+        if now != f.old {
+            if now.as_deref() != Some(f.new.as_str()) {
+                return Err(ApplyError::FileChanged {
+                    path: f.path.clone(),
+                });
+            }
+            put_file(&f.path, f.old.as_deref())?;
+        }
+        restored.push(f.path.clone());
+    }
+    Ok(restored)
+}
+
+/// Options of `apply_in` (Linux) and [`freebsd::apply`].
 #[derive(Debug, Clone)]
 pub struct ApplyOptions {
     /// Journal directory (default [`journal::DEFAULT_DIR`]).
@@ -321,7 +419,7 @@ impl Default for ApplyOptions {
     }
 }
 
-/// The result of [`apply_in`].
+/// The result of `apply_in` (Linux) and [`freebsd::apply`].
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Applied {
     /// What was planned (and, unless dry-run, done).
@@ -330,37 +428,22 @@ pub struct Applied {
     pub journal: Option<PathBuf>,
     /// The namespace, when not the host.
     pub netns: Option<NetnsId>,
+    /// The boot-time file written beside the run-time changes (FreeBSD's loader drop-in).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub boot_file: Option<BootFile>,
 }
 
-/// Applies `wanted` key=value pairs through `/proc/sys` in `place`, with journal, read-back and
-/// full restore on failure. This is the entry point the lab uses (`lab set NODE KEY=VALUE`).
-pub fn apply_in(
-    place: &Where,
-    wanted: &[(String, String)],
-    opts: &ApplyOptions,
-) -> Result<Applied, ApplyError> {
-    let work = |netns: Option<NetnsId>| -> Result<Applied, ApplyError> {
-        let mut backend = ProcSys::new();
-        let plan = plan(&mut backend, wanted, netns.is_some(), opts.explicit)?;
-        if opts.dry_run || plan.changes.is_empty() {
-            return Ok(Applied {
-                plan,
-                journal: None,
-                netns,
-            });
-        }
-        let path = journal::new_path(&opts.journal_dir, journal::now_unix())?;
-        execute(&mut backend, &plan, netns.clone(), Some(&path))?;
-        Ok(Applied {
-            plan,
-            journal: Some(path),
-            netns,
-        })
-    };
-    match place {
-        Where::Host => work(None),
-        Where::Netns(name) => netns::run_in(name, None, |id| work(Some(id.clone())))?,
-    }
+/// A file of boot-time settings (FreeBSD loader tunables): they take effect at the next boot.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct BootFile {
+    /// The file.
+    pub path: PathBuf,
+    /// The settings it holds, in order.
+    pub settings: Vec<(String, String)>,
+    /// Whether its content changes (false: it already holds exactly this).
+    pub changed: bool,
+    /// Always true: nothing in it applies before a reboot.
+    pub needs_reboot: bool,
 }
 
 /// What a rollback did.
@@ -372,40 +455,9 @@ pub struct RolledBack {
     pub netns: Option<NetnsId>,
     /// Each key: value before the rollback → restored value.
     pub restored: Vec<Change>,
-}
-
-/// Rolls back the journal at `path` into the namespace it recorded. `given` (from `--netns`)
-/// must match the recorded namespace when present.
-pub fn rollback_file(path: &Path, given: Option<&str>) -> Result<RolledBack, ApplyError> {
-    let mut journal = Journal::load(path)?;
-    let recorded = journal.netns.clone();
-    match (&recorded, given) {
-        (Some(r), Some(g)) if r.name != g => {
-            return Err(ApplyError::WrongNamespace {
-                recorded: format!("namespace `{}`", r.name),
-                given: format!("namespace `{g}`"),
-            });
-        }
-        (None, Some(g)) => {
-            return Err(ApplyError::WrongNamespace {
-                recorded: "the host namespace".into(),
-                given: format!("namespace `{g}`"),
-            });
-        }
-        _ => {}
-    }
-    let restored = match &recorded {
-        None => rollback(&mut ProcSys::new(), &mut journal)?,
-        Some(id) => netns::run_in(&id.name, Some(id), |_| {
-            rollback(&mut ProcSys::new(), &mut journal)
-        })??,
-    };
-    journal.save(path)?;
-    Ok(RolledBack {
-        journal: path.to_path_buf(),
-        netns: recorded,
-        restored,
-    })
+    /// Files put back as they were before the apply (FreeBSD's loader drop-in).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<PathBuf>,
 }
 
 /// Writes `content` as `dir/90-linerate.conf` atomically and returns the path. Never touches

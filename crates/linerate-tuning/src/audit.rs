@@ -18,18 +18,50 @@ const CONF_SCOPES: [&str; 2] = ["all", "default"];
 /// Reads the live value of every catalogued Linux key that exists here. `source` names where
 /// the values come from (e.g. `/proc/sys` or `netns lab-a:/proc/sys`).
 pub fn read_live(backend: &mut dyn Backend, source: &str) -> Result<Vec<Entry>, CatalogueError> {
-    let cat = catalogue(Os::Linux)?;
+    let keys = |name: &str| -> Vec<String> {
+        if name.contains('*') {
+            CONF_SCOPES.iter().map(|s| name.replace('*', s)).collect()
+        } else {
+            vec![name.to_owned()]
+        }
+    };
+    read_catalogued(backend, Os::Linux, keys, |key| {
+        format!("{source}/{}", key.replace('.', "/"))
+    })
+}
+
+/// Reads the live value of every catalogued FreeBSD key this kernel has, through `backend`
+/// (`sysctl(3)`). Per-device knobs (`dev.*.*.iflib.override_nrxqs`) are read for each of
+/// `devices` (`dev.ix.0`, …: the NICs the probe found). `source` names the host.
+pub fn read_live_freebsd(
+    backend: &mut dyn Backend,
+    source: &str,
+    devices: &[String],
+) -> Result<Vec<Entry>, CatalogueError> {
+    let keys = |name: &str| -> Vec<String> {
+        match name.strip_prefix("dev.*.*.") {
+            Some(rest) => devices.iter().map(|d| format!("{d}.{rest}")).collect(),
+            None if name.contains('*') => Vec::new(),
+            None => vec![name.to_owned()],
+        }
+    };
+    read_catalogued(backend, Os::Freebsd, keys, |key| {
+        format!("{source} sysctl {key}")
+    })
+}
+
+/// Reads each catalogued knob of `os` (as `keys` expands its name) that exists and is not
+/// empty; `location` names where each value came from.
+fn read_catalogued(
+    backend: &mut dyn Backend,
+    os: Os,
+    keys: impl Fn(&str) -> Vec<String>,
+    location: impl Fn(&str) -> String,
+) -> Result<Vec<Entry>, CatalogueError> {
+    let cat = catalogue(os)?;
     let mut entries = Vec::new();
     for knob in &cat.knobs {
-        let keys: Vec<String> = if knob.name.contains('*') {
-            CONF_SCOPES
-                .iter()
-                .map(|s| knob.name.replace('*', s))
-                .collect()
-        } else {
-            vec![knob.name.clone()]
-        };
-        for key in keys {
+        for key in keys(&knob.name) {
             let Ok(value) = backend.read(&key) else {
                 continue;
             };
@@ -38,7 +70,7 @@ pub fn read_live(backend: &mut dyn Backend, source: &str) -> Result<Vec<Entry>, 
             }
             entries.push(Entry {
                 location: Location {
-                    source: format!("{source}/{}", key.replace('.', "/")),
+                    source: location(&key),
                     line: None,
                 },
                 key,
@@ -179,6 +211,43 @@ mod tests {
         assert!(
             !f.iter()
                 .any(|f| f.rule == "recommend" && f.key == "net.ipv4.tcp_rmem")
+        );
+    }
+
+    #[test]
+    fn freebsd_live_values_are_read_per_device_and_judged() {
+        let mut b = MemoryBackend::with(&[
+            ("net.inet.tcp.sendbuf_max", "2097152"),
+            ("net.inet.tcp.recvbuf_max", "2097152"),
+            ("kern.ipc.maxsockbuf", "2097152"),
+            ("net.inet.ip.forwarding", "0"),
+            ("dev.ix.0.iflib.override_nrxqs", "0"),
+            ("dev.ix.1.iflib.override_nrxqs", "0"),
+            ("dev.igb.0.iflib.override_nrxqs", "0"),
+        ]);
+        let devices = ["dev.ix.0".to_string(), "dev.ix.1".to_string()];
+        let entries =
+            read_live_freebsd(&mut b, "router1", &devices).unwrap_or_else(|e| panic!("{e}"));
+        let keys: Vec<&str> = entries.iter().map(|e| e.key.as_str()).collect();
+        assert!(keys.contains(&"dev.ix.1.iflib.override_nrxqs"), "{keys:?}");
+        assert!(
+            !keys.contains(&"dev.igb.0.iflib.override_nrxqs"),
+            "only the devices asked for"
+        );
+        assert!(keys.contains(&"kern.ipc.maxsockbuf"), "{keys:?}");
+        let e = entries
+            .iter()
+            .find(|e| e.key == "kern.ipc.maxsockbuf")
+            .unwrap();
+        assert_eq!(e.location.source, "router1 sysctl kern.ipc.maxsockbuf");
+        let mut ctx = Context::new(Os::Freebsd);
+        ctx.rate = "10G".parse().ok();
+        ctx.rtt = "80ms".parse().ok();
+        ctx.role = Some(Role::Host);
+        let f = audit(&entries, &ctx).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            f.iter().any(|f| f.key == "net.inet.tcp.recvbuf_max"),
+            "the 2 MiB autotuning maximum is judged against a 100 MB BDP: {f:?}"
         );
     }
 }

@@ -84,12 +84,14 @@ pub fn hardware_findings(snapshot: &HostSnapshot, ctx: &HardwareContext) -> Vec<
     out
 }
 
-/// Interfaces that carry traffic worth judging: up, not loopback.
+/// Interfaces that carry traffic worth judging: up, not loopback. A FreeBSD `sysctl -a` dump
+/// has no link state: its NICs are judged all the same (a router's dump is taken to judge
+/// them).
 fn data_interfaces(snapshot: &HostSnapshot) -> impl Iterator<Item = &Interface> {
-    snapshot
-        .interfaces()
-        .iter()
-        .filter(|i| i.kind != "loopback" && i.is_up())
+    let stateless = snapshot.is_freebsd();
+    snapshot.interfaces().iter().filter(move |i| {
+        i.kind != "loopback" && (i.is_up() || (stateless && i.operstate.value().is_none()))
+    })
 }
 
 // A flat constructor: every field of a finding, in the order a reader checks them.
@@ -118,3 +120,6 @@ fn finding(
         source: source.to_owned(),
     }
 }
+
+#[cfg(test)]
+mod tests;

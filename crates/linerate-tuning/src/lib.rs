@@ -1,5 +1,5 @@
 //! Network tuning knowledge: the knob catalogue (data per OS), lint rules, profile generation
-//! and the Linux applier. Pure except the applier's backend.
+//! and the applier (Linux and FreeBSD). Pure except the applier's backends.
 //!
 //! - [`catalogue`]: what each knob is (type, unit, defaults per version, scope, harms, source).
 //! - [`inventory`]: which keys exist at all, per OS and version, each list with its source.
@@ -8,7 +8,8 @@
 //!   checks and packet-rate limits. [`Finding`] and [`Role`] are leaf modules every rule shares.
 //! - [`profile`]: inputs → a derived [`profile::Profile`]; [`render`]: profile → files.
 //! - [`apply`]: journaled, read-back-verified writes through a [`apply::Backend`]
-//!   (in memory for tests, `/proc/sys` for real, inside a named network namespace if asked).
+//!   (in memory for tests, `/proc/sys` for real, inside a named network namespace if asked;
+//!   `sysctl(3)` and the loader drop-in on FreeBSD, [`apply::freebsd`]).
 //!
 //! Severity policy of every rule ([`lint`] has the details): **error** = the setting will fail
 //! or does harm; **warning** = a measurable cost or risk, with its formula and threshold in the

@@ -1,5 +1,7 @@
 //! The library applier against the real /proc/sys of a throw-away network namespace.
+//! Namespaces are Linux's: on other systems this file is empty.
 
+#![cfg(target_os = "linux")]
 #![forbid(unsafe_code)]
 
 use std::collections::BTreeMap;

@@ -29,7 +29,7 @@ pub enum Command {
     Stat(cmd::stat::Args),
     /// Check a sysctl.conf, sysctl.d drop-in, loader.conf or `sysctl -a` dump
     Lint(cmd::lint::Args),
-    /// Generate (and on Linux apply or roll back) a tuning profile derived from the path
+    /// Generate (and on Linux or FreeBSD apply or roll back) a tuning profile derived from the path
     Tune(cmd::tune::Args),
     /// Judge the live host's (or a snapshot's) settings and hardware for a role and a path
     Audit(cmd::audit::Args),

@@ -7,6 +7,10 @@ pub mod compare;
 pub mod completions;
 pub mod history;
 pub mod import;
+#[cfg(target_os = "linux")]
+pub mod lab;
+#[cfg(not(target_os = "linux"))]
+#[path = "cmd/lab_unsupported.rs"]
 pub mod lab;
 pub mod lint;
 pub mod logdist;

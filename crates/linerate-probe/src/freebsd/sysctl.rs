@@ -81,14 +81,15 @@ impl SysctlDump {
                 open = Some((name.to_string(), line_no, vec![first]));
                 continue;
             }
+            // sysctl.conf's `name=value` and Linux's `sysctl -a` (`name = value`).
             if raw
                 .split_once('=')
-                .is_some_and(|(name, _)| valid_name(name))
+                .is_some_and(|(name, _)| valid_name(name.trim_end()))
             {
                 return Err(ParseError::Malformed {
                     command: Command::Sysctl,
                     line: line_no,
-                    expected: "`name: value` as sysctl prints it (this is `name=value`)",
+                    expected: "`name: value` as FreeBSD's sysctl prints it (this is `name=value`)",
                     found: shown(raw),
                 });
             }

@@ -96,7 +96,8 @@ fn interval_stream(iv: &Interval, s: &StreamInterval) -> IntervalReport {
         r.snd_wnd = Some(0);
         r.rtt = Some(t.rtt_us.into());
         r.rttvar = Some(t.rttvar_us.into());
-        r.pmtu = Some(t.pmtu.into());
+        // FreeBSD's TCP_INFO has no path MTU (0): the key is left out rather than made up.
+        r.pmtu = (t.pmtu > 0).then(|| t.pmtu.into());
     }
     if let Some(u) = s.udp {
         r.packets = Some(u.packets);

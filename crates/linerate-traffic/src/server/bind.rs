@@ -23,9 +23,19 @@ pub fn udp(addr: SocketAddr) -> std::io::Result<UdpSocket> {
     if addr.is_ipv6() && addr.ip().is_unspecified() {
         s.set_only_v6(false)?;
     }
-    s.set_reuse_address(true)?;
+    share_port(&s)?;
     s.bind(&addr.into())?;
     Ok(s.into())
+}
+
+/// Lets more UDP sockets bind the same address and port (each connected one then gets its
+/// peer's datagrams): Linux allows it with SO_REUSEADDR; FreeBSD's SO_REUSEADDR refuses a
+/// second unicast bind and needs SO_REUSEPORT on every socket of the port.
+pub fn share_port(s: &Socket) -> std::io::Result<()> {
+    s.set_reuse_address(true)?;
+    #[cfg(target_os = "freebsd")]
+    linerate_sys::socket::reuse_port(std::os::fd::AsFd::as_fd(s))?;
+    Ok(())
 }
 
 fn pair(addr: SocketAddr) -> std::io::Result<(TcpListener, UdpSocket)> {

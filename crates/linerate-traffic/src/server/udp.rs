@@ -66,8 +66,8 @@ fn connected(local: SocketAddr, peer: SocketAddr) -> Result<UdpSocket, TrafficEr
     if local.is_ipv6() && local.ip().is_unspecified() {
         let _ = s.set_only_v6(false);
     }
-    s.set_reuse_address(true)
-        .map_err(|e| TrafficError::socket("SO_REUSEADDR on a UDP stream socket", e))?;
+    super::bind::share_port(&s)
+        .map_err(|e| TrafficError::socket("sharing the port with a UDP stream socket", e))?;
     s.bind(&local.into())
         .map_err(|e| TrafficError::socket(format!("binding a UDP stream socket to {local}"), e))?;
     s.connect(&peer.into()).map_err(|e| {

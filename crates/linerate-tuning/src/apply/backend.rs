@@ -1,5 +1,6 @@
 //! Where settings are read and written: the [`Backend`] trait, an in-memory backend for tests
-//! and `/proc/sys` for real.
+//! and `/proc/sys` for real on Linux (FreeBSD's `sysctl(3)` backend is in
+//! [`super::freebsd`]).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -16,6 +17,9 @@ pub enum Access {
     Missing,
     /// Present but read-only here.
     ReadOnly,
+    /// A boot-time tunable (FreeBSD `CTLFLAG_RDTUN`): read-only while running, set in
+    /// loader.conf for the next boot.
+    Tunable,
     /// Readable and writable.
     Writable,
 }
@@ -100,7 +104,9 @@ impl Backend for MemoryBackend {
     fn write(&mut self, key: &str, value: &str) -> Result<(), BackendError> {
         match self.access(key) {
             Access::Missing => return Err(BackendError::Missing(key.to_string())),
-            Access::ReadOnly => return Err(BackendError::ReadOnly(key.to_string())),
+            Access::ReadOnly | Access::Tunable => {
+                return Err(BackendError::ReadOnly(key.to_string()));
+            }
             Access::Writable => {}
         }
         if self.reject.iter().any(|k| k == key) {

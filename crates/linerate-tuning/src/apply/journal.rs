@@ -8,8 +8,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::apply::netns::NetnsId;
 
-/// Default journal directory.
+/// Default journal directory (hier(7): `/var/lib` on Linux, `/var/db` on the BSDs).
+#[cfg(target_os = "linux")]
 pub const DEFAULT_DIR: &str = "/var/lib/linerate/journal";
+/// Default journal directory (hier(7): `/var/lib` on Linux, `/var/db` on the BSDs).
+#[cfg(not(target_os = "linux"))]
+pub const DEFAULT_DIR: &str = "/var/db/linerate/journal";
 
 /// Where an apply stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -38,6 +42,18 @@ pub struct JournalEntry {
     pub new: String,
 }
 
+/// A whole file an apply wrote, with what it held before (`None`: it did not exist), so a
+/// rollback can put it back or remove it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FileEntry {
+    /// The file.
+    pub path: PathBuf,
+    /// Its content before the apply.
+    pub old: Option<String>,
+    /// The content the apply wrote.
+    pub new: String,
+}
+
 /// A journal file.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Journal {
@@ -54,6 +70,9 @@ pub struct Journal {
     /// Keys a failed restore could not put back.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unrestored: Vec<String>,
+    /// Whole files the apply wrote before changing the keys (FreeBSD's loader drop-in).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileEntry>,
 }
 
 /// The journal schema id.
@@ -69,6 +88,7 @@ impl Journal {
             state: JournalState::Pending,
             entries,
             unrestored: Vec::new(),
+            files: Vec::new(),
         }
     }
 

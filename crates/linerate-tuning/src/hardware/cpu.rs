@@ -13,10 +13,23 @@ pub(super) fn smt(snapshot: &HostSnapshot, ctx: &HardwareContext, out: &mut Vec<
         return;
     };
     if ctx.role.forwards() && smt.active {
+        let (location, fix) = if snapshot.is_freebsd() {
+            (
+                "kern.smp.threads_per_core",
+                "echo 'machdep.hyperthreading_allowed=\"0\"' > /boot/loader.conf.d/smt.conf  \
+                 # x86 loader tunable: the sibling threads stay offline after the next boot",
+            )
+        } else {
+            (
+                "/sys/devices/system/cpu/smt/control",
+                "echo off > /sys/devices/system/cpu/smt/control  # and add `nosmt` to the \
+                 kernel command line to keep it",
+            )
+        };
         out.push(finding(
             "smt-on-router",
             Severity::Warning,
-            "/sys/devices/system/cpu/smt/control",
+            location,
             "cpu.smt",
             Some(smt.control.clone()),
             format!(
@@ -25,11 +38,7 @@ pub(super) fn smt(snapshot: &HostSnapshot, ctx: &HardwareContext, out: &mut Vec<
                  it off)",
                 ctx.role
             ),
-            Fix::Command(
-                "echo off > /sys/devices/system/cpu/smt/control  # and add `nosmt` to the \
-                 kernel command line to keep it"
-                    .to_owned(),
-            ),
+            Fix::Command(fix.to_owned()),
             SRC_BSDRP,
         ));
     }

@@ -110,6 +110,28 @@ pub(super) fn queues(snapshot: &HostSnapshot, iface: &Interface, out: &mut Vec<F
                 SRC_SCALING,
             ));
         }
+        // iflib drivers take a queue count at attach: a loader tunable, up to the NIC's
+        // maximum (which sysctl does not show).
+        _ if snapshot.is_freebsd() => {
+            let node = device_node(name);
+            out.push(finding(
+                "queues-fewer-than-cores",
+                Severity::Info,
+                name,
+                &format!("{name}.queues"),
+                Some(rx.to_string()),
+                format!(
+                    "{rx} receive queue(s) for {cores} cores: RSS spreads receive work over only \
+                     {rx} CPU(s); iflib drivers take more queues at boot, up to what the NIC \
+                     supports"
+                ),
+                Fix::Command(format!(
+                    "echo '{node}.iflib.override_nrxqs=\"{cores}\"' >> \
+                     /boot/loader.conf.d/queues.conf  # and override_ntxqs; reboot"
+                )),
+                SRC_SCALING,
+            ));
+        }
         _ => {
             let mask = cpu_mask(cores);
             out.push(finding(
@@ -129,6 +151,12 @@ pub(super) fn queues(snapshot: &HostSnapshot, iface: &Interface, out: &mut Vec<F
             ));
         }
     }
+}
+
+/// FreeBSD's sysctl node of an interface: `ix0` → `dev.ix.0`.
+fn device_node(name: &str) -> String {
+    let driver = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    format!("dev.{driver}.{}", &name[driver.len()..])
 }
 
 fn cpu_mask(cpus: u32) -> String {
@@ -228,7 +256,14 @@ pub(super) fn mtu(snapshot: &HostSnapshot, out: &mut Vec<Finding>) {
                      equal (or lower {} to {m})",
                     iface.name, big.name, big.name, big.name
                 ),
-                Fix::Command(format!("ip link set dev {} mtu {max}", iface.name)),
+                Fix::Command(if snapshot.is_freebsd() {
+                    format!(
+                        "ifconfig {} mtu {max}  # and in its ifconfig_{} line in rc.conf",
+                        iface.name, iface.name
+                    )
+                } else {
+                    format!("ip link set dev {} mtu {max}", iface.name)
+                }),
                 SRC_ETHTOOL,
             ));
         }

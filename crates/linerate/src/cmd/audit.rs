@@ -7,12 +7,12 @@
 //! `--fail-on` treat both alike.
 
 pub mod host;
+mod live;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
-use linerate_tuning::apply::{self, ProcSys};
 use linerate_tuning::parse::{self, Format};
 use linerate_tuning::{Context, Finding, Os, Role, audit, hardware};
 
@@ -35,7 +35,8 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub snapshot: Option<PathBuf>,
     /// Judge the hardware of a saved host snapshot (`linerate.host-snapshot/1`, from
-    /// `--snapshot-out` or `linerate nic --snapshot-out`) instead of this host's
+    /// `--snapshot-out` or `linerate nic --snapshot-out`) instead of this host's; a FreeBSD
+    /// `sysctl -a` dump works too, and then its settings are judged as well
     #[arg(long, value_name = "FILE")]
     pub host_snapshot: Option<PathBuf>,
     /// Save this host's snapshot (NICs, bus, CPUs, IRQs, softnet) for offline audits
@@ -97,9 +98,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// Whether `path` holds `sysctl` text rather than a saved JSON snapshot (unreadable files are
+/// left to the loader, which names the error).
+fn is_sysctl_text(path: &std::path::Path) -> bool {
+    std::fs::read(path).is_ok_and(|b| !String::from_utf8_lossy(&b).trim_start().starts_with('{'))
+}
+
 /// Builds the audit: where the values came from, the context used, and every finding.
 fn collect(args: &Args) -> anyhow::Result<(String, Context, Vec<Finding>)> {
-    let (source, ctx, entries) = match &args.snapshot {
+    // A FreeBSD `sysctl -a` given as the host snapshot carries that host's settings too: judge
+    // them from it, not this host's.
+    let host_dump = match (&args.snapshot, &args.host_snapshot) {
+        (None, Some(p)) if is_sysctl_text(p) => Some(p),
+        _ => None,
+    };
+    if host_dump.is_some() && args.netns.is_some() {
+        bail!(
+            "--host-snapshot with a sysctl dump judges that dump's settings; it cannot be combined with --netns"
+        );
+    }
+    let (source, ctx, entries) = match args.snapshot.as_ref().or(host_dump) {
         Some(path) => {
             let name = path.display().to_string();
             let bytes = std::fs::read(path).with_context(|| format!("cannot read {name}"))?;
@@ -122,35 +140,14 @@ fn collect(args: &Args) -> anyhow::Result<(String, Context, Vec<Finding>)> {
                 parsed.entries,
             )
         }
-        None => {
-            if !cfg!(target_os = "linux") {
-                bail!(
-                    "live audit reads /proc/sys and works on Linux only; audit another OS with --snapshot FILE (sysctl -a output)"
-                );
-            }
-            let ctx = context(args, Os::Linux, true);
-            let (source, entries) = match &args.netns {
-                None => (
-                    "/proc/sys".to_string(),
-                    audit::read_live(&mut ProcSys::new(), "/proc/sys")?,
-                ),
-                Some(name) => {
-                    let src = format!("netns {name}:/proc/sys");
-                    let entries = apply::netns::run_in(name, None, |_| {
-                        audit::read_live(&mut ProcSys::new(), &src)
-                    })??;
-                    (src, entries)
-                }
-            };
-            (source, ctx, entries)
-        }
+        None => live::settings(args)?,
     };
     let mut findings = audit::audit(&entries, &ctx)?;
     // Hardware findings (tuning's hardware rules over a linerate-probe snapshot) join the same
     // list: a saved host snapshot, or this host when its live settings are audited.
-    let live_host = args.snapshot.is_none() && args.netns.is_none();
+    let live_host = args.snapshot.is_none() && args.netns.is_none() && host_dump.is_none();
     let host = match &args.host_snapshot {
-        Some(path) => Some(linerate_probe::HostSnapshot::load(path)?),
+        Some(path) => Some(linerate_probe::HostSnapshot::read_file(path)?),
         // --snapshot-out captures this host even when its hardware is not judged.
         None if live_host && (!args.no_hardware || args.snapshot_out.is_some()) => Some(
             linerate_probe::HostSnapshot::capture(&linerate_probe::ProbeRoots::live()),

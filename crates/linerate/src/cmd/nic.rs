@@ -1,6 +1,7 @@
 //! `linerate nic`: the NIC inventory (driver, link, bus verdict, queues, rings, offloads, IRQs,
 //! what bounds packet rate), and `--watch`, live per-queue rates.
 
+mod freebsd;
 mod render;
 mod watch;
 
@@ -45,7 +46,8 @@ pub struct Args {
     #[arg(long, value_name = "FILE", conflicts_with = "watch")]
     pub snapshot_out: Option<PathBuf>,
 
-    /// Show a saved snapshot instead of the live host
+    /// Show a saved snapshot instead of the live host (or a FreeBSD `sysctl -a` dump taken on
+    /// a router: its NICs, queues and CPUs)
     #[arg(long, value_name = "FILE", conflicts_with_all = ["watch", "sysfs_root", "procfs_root"])]
     pub snapshot_in: Option<PathBuf>,
 
@@ -124,7 +126,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return watch::run(&args, roots);
     }
     let mut snapshot = match &args.snapshot_in {
-        Some(path) => HostSnapshot::load(path)?,
+        Some(path) => HostSnapshot::read_file(path)?,
         None => HostSnapshot::capture(&roots),
     };
     if let Some(path) = &args.snapshot_out {

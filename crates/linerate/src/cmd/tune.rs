@@ -1,7 +1,11 @@
 //! `linerate tune`: generate a profile derived from the path (every value with its formula),
-//! and on Linux apply it (journaled, read back, restored on failure), persist it as a sysctl.d
-//! drop-in, or roll an apply back.
+//! and on Linux or FreeBSD apply it (journaled, read back, restored on failure), on Linux
+//! persist it as a sysctl.d drop-in, or roll an apply back.
 
+#[cfg(not(any(target_os = "linux", target_os = "freebsd")))]
+mod elsewhere;
+#[cfg(target_os = "freebsd")]
+mod freebsd;
 mod live;
 
 use std::path::PathBuf;
@@ -13,14 +17,22 @@ use linerate_tuning::render::{self, Format};
 use linerate_tuning::{Context, Os, Role, Version};
 use linerate_units::{BitRate, ByteSize, Duration};
 
-use crate::cmd::audit::host::HostFacts;
+use crate::cmd::audit::host::{HostFacts, this_os};
 use crate::output;
+
+/// The OS `--os` defaults to: the one this binary runs on, so `tune --apply` on a FreeBSD
+/// router tunes FreeBSD.
+const DEFAULT_OS: &str = if cfg!(target_os = "freebsd") {
+    "freebsd"
+} else {
+    "linux"
+};
 
 /// Arguments of `linerate tune`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Target OS: linux, freebsd, openbsd, windows
-    #[arg(long, default_value = "linux")]
+    #[arg(long, default_value = DEFAULT_OS)]
     pub os: Os,
     /// Role: host, router, firewall, web, vpn
     #[arg(long, default_value = "host")]
@@ -58,7 +70,8 @@ pub struct Args {
     /// Machine-readable output (schema linerate.tune/1, linerate.apply/1, linerate.rollback/1)
     #[arg(long)]
     pub json: bool,
-    /// Apply the sysctls now through /proc/sys (Linux), journaled and read back
+    /// Apply the sysctls now through /proc/sys (Linux) or sysctl(3) (FreeBSD, loader tunables
+    /// into /boot/loader.conf.d/linerate.conf), journaled and read back
     #[arg(long, conflicts_with = "dry_run")]
     pub apply: bool,
     /// Show what --apply would change (old → new per key) and change nothing
@@ -97,9 +110,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return live::rollback(&args, journal.as_deref());
     }
     let live_action = args.apply || args.dry_run || args.persist;
-    if live_action && args.os != Os::Linux {
+    if live_action && Some(args.os) != this_os() {
         bail!(
-            "--apply, --dry-run and --persist work on Linux only; for {} install the generated files",
+            "--apply, --dry-run and --persist change this host ({}); for {} install the generated files",
+            std::env::consts::OS,
             args.os
         );
     }

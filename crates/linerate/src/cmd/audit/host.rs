@@ -1,5 +1,6 @@
 //! Facts about the machine linerate runs on, for the rules' context: RAM, cores, kernel.
 //! (The probe crate will supersede this with its HostSnapshot; until then, read them here.)
+//! Linux reads /proc; FreeBSD asks sysctl(3) for `hw.physmem` and `kern.osrelease`.
 
 use linerate_tuning::{Context, Os, Version};
 use linerate_units::ByteSize;
@@ -17,6 +18,7 @@ pub struct HostFacts {
 
 impl HostFacts {
     /// Reads the local host (Linux /proc); missing facts stay `None`.
+    #[cfg(not(target_os = "freebsd"))]
     pub fn read() -> HostFacts {
         let ram = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
             t.lines()
@@ -24,19 +26,34 @@ impl HostFacts {
                 .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
                 .map(ByteSize::from_kib)
         });
-        let cores = std::thread::available_parallelism()
-            .ok()
-            .and_then(|n| u32::try_from(n.get()).ok());
         let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
             .ok()
             .and_then(|s| s.trim().parse().ok());
-        HostFacts { ram, cores, kernel }
+        HostFacts {
+            ram,
+            cores: cores(),
+            kernel,
+        }
+    }
+
+    /// Reads the local host (sysctl `hw.physmem`, `kern.osrelease`); missing facts stay `None`.
+    #[cfg(target_os = "freebsd")]
+    pub fn read() -> HostFacts {
+        use linerate_sys::sysctl::get;
+        HostFacts {
+            ram: get("hw.physmem")
+                .ok()
+                .and_then(|v| v.trim().parse().ok())
+                .map(ByteSize::from_bytes),
+            cores: cores(),
+            kernel: get("kern.osrelease").ok().and_then(|v| v.parse().ok()),
+        }
     }
 
     /// Fills what `ctx` does not know yet, when `ctx` is about this very host (a Linux target
-    /// on Linux).
+    /// on Linux, a FreeBSD target on FreeBSD).
     pub fn fill(&self, ctx: &mut Context, kernel_given: bool) {
-        if ctx.os != Os::Linux || !cfg!(target_os = "linux") {
+        if Some(ctx.os) != this_os() {
             return;
         }
         ctx.ram = ctx.ram.or(self.ram);
@@ -46,5 +63,23 @@ impl HostFacts {
                 ctx.version = k.clone();
             }
         }
+    }
+}
+
+/// Available parallelism, the cores the rules size per-core values for.
+fn cores() -> Option<u32> {
+    std::thread::available_parallelism()
+        .ok()
+        .and_then(|n| u32::try_from(n.get()).ok())
+}
+
+/// The OS this binary runs on, when linerate can read and change its settings live.
+pub fn this_os() -> Option<Os> {
+    if cfg!(target_os = "linux") {
+        Some(Os::Linux)
+    } else if cfg!(target_os = "freebsd") {
+        Some(Os::Freebsd)
+    } else {
+        None
     }
 }

@@ -51,6 +51,7 @@ pub fn inventory(s: &HostSnapshot) -> String {
         }
     }
     softnet(&mut out, s);
+    super::freebsd::section(&mut out, s);
     out
 }
 

@@ -1,26 +1,43 @@
-//! The live side of `tune`: dry-run, apply, persist and rollback.
+//! The live side of `tune`: dry-run, apply, persist and rollback. Linux's are here (through
+//! `/proc/sys`, on the host or in a network namespace); FreeBSD's (`sysctl(3)` and the loader
+//! drop-in) are in `tune/freebsd.rs` and share the reports and their rendering.
 
 use std::fmt::Write as _;
+#[cfg(target_os = "linux")]
 use std::path::Path;
+#[cfg(target_os = "linux")]
 use std::process::ExitCode;
 
+#[cfg(target_os = "linux")]
 use anyhow::bail;
-use linerate_tuning::apply::{self, ApplyOptions, Where, journal};
+use linerate_tuning::apply;
+#[cfg(target_os = "linux")]
+use linerate_tuning::apply::{ApplyOptions, Where, journal};
+#[cfg(target_os = "linux")]
 use linerate_tuning::profile::Profile;
+#[cfg(target_os = "linux")]
 use linerate_tuning::render;
 
+#[cfg(target_os = "linux")]
 use super::Args;
+#[cfg(target_os = "linux")]
 use crate::output;
 
+#[cfg(not(any(target_os = "linux", target_os = "freebsd")))]
+pub use super::elsewhere::{act, rollback};
+#[cfg(target_os = "freebsd")]
+pub use super::freebsd::{act, rollback};
+
 #[derive(Debug, serde::Serialize)]
-struct ApplyReport<'a> {
-    schema: &'static str,
-    dry_run: bool,
-    applied: Option<&'a apply::Applied>,
-    persisted: Option<String>,
+pub(super) struct ApplyReport<'a> {
+    pub schema: &'static str,
+    pub dry_run: bool,
+    pub applied: Option<&'a apply::Applied>,
+    pub persisted: Option<String>,
 }
 
 /// Plans, applies and/or persists `pairs`.
+#[cfg(target_os = "linux")]
 pub fn act(
     args: &Args,
     pairs: &[(String, String)],
@@ -84,7 +101,7 @@ pub fn act(
     Ok(ExitCode::SUCCESS)
 }
 
-fn describe(out: &mut String, done: &apply::Applied, dry_run: bool) {
+pub(super) fn describe(out: &mut String, done: &apply::Applied, dry_run: bool) {
     let place = done.netns.as_ref().map_or("the host".to_string(), |n| {
         format!("network namespace {}", n.name)
     });
@@ -102,6 +119,21 @@ fn describe(out: &mut String, done: &apply::Applied, dry_run: bool) {
     for s in &done.plan.skipped {
         let _ = writeln!(out, "  skipped {} = {}: {}", s.key, s.value, s.reason);
     }
+    if let Some(b) = &done.boot_file {
+        let verb = match (b.changed, dry_run) {
+            (false, _) => "already holds",
+            (true, true) => "would write",
+            (true, false) => "wrote",
+        };
+        let _ = writeln!(
+            out,
+            "boot file {} ({verb}; needs reboot):",
+            b.path.display()
+        );
+        for (k, v) in &b.settings {
+            let _ = writeln!(out, "  {k}=\"{v}\"");
+        }
+    }
     if let Some(j) = &done.journal {
         let _ = writeln!(
             out,
@@ -113,12 +145,13 @@ fn describe(out: &mut String, done: &apply::Applied, dry_run: bool) {
 }
 
 #[derive(Debug, serde::Serialize)]
-struct RollbackReport<'a> {
-    schema: &'static str,
-    rolled_back: &'a apply::RolledBack,
+pub(super) struct RollbackReport<'a> {
+    pub schema: &'static str,
+    pub rolled_back: &'a apply::RolledBack,
 }
 
 /// `--rollback [JOURNAL]`.
+#[cfg(target_os = "linux")]
 pub fn rollback(args: &Args, journal: Option<&Path>) -> anyhow::Result<ExitCode> {
     if args.apply || args.dry_run || args.persist || !args.set.is_empty() {
         bail!("--rollback cannot be combined with --apply, --dry-run, --persist or --set");
@@ -128,20 +161,35 @@ pub fn rollback(args: &Args, journal: Option<&Path>) -> anyhow::Result<ExitCode>
         None => journal::latest(&args.journal_dir)?,
     };
     let done = apply::rollback_file(&path, args.netns.as_deref())?;
-    if args.json {
-        output::print_json(&RollbackReport {
-            schema: "linerate.rollback/1",
-            rolled_back: &done,
-        })?;
-    } else {
-        let place = done.netns.as_ref().map_or("the host".to_string(), |n| {
-            format!("network namespace {}", n.name)
-        });
-        let mut text = format!("rolled back {} in {place}:\n", path.display());
-        for c in &done.restored {
-            let _ = writeln!(text, "  {}: {} → {}", c.key, c.old, c.new);
-        }
-        output::print_text(&text)?;
-    }
+    print_rollback(args.json, &path, &done)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints what a rollback did (Linux and FreeBSD alike).
+pub(super) fn print_rollback(
+    json: bool,
+    path: &std::path::Path,
+    done: &apply::RolledBack,
+) -> anyhow::Result<()> {
+    if json {
+        return crate::output::print_json(&RollbackReport {
+            schema: "linerate.rollback/1",
+            rolled_back: done,
+        });
+    }
+    let place = done.netns.as_ref().map_or("the host".to_string(), |n| {
+        format!("network namespace {}", n.name)
+    });
+    let mut text = format!("rolled back {} in {place}:\n", path.display());
+    for c in &done.restored {
+        let _ = writeln!(text, "  {}: {} → {}", c.key, c.old, c.new);
+    }
+    for f in &done.files {
+        let _ = writeln!(
+            text,
+            "  {}: restored as it was before the apply",
+            f.display()
+        );
+    }
+    crate::output::print_text(&text)
 }

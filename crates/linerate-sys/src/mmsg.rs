@@ -7,11 +7,17 @@
 //! iterators and decode a source address and control messages for every datagram received,
 //! work the hot paths measured here do not need; this type hands the kernel the same headers
 //! every time.
+//!
+//! Linux and FreeBSD (11 and later) both have the calls with the same meaning and flags
+//! (`MSG_WAITFORONE`, `MSG_DONTWAIT`, `MSG_TRUNC` in `msg_flags`); only the integer types
+//! differ (the count is `unsigned int` on Linux and `size_t` on FreeBSD, `msg_len` `unsigned
+//! int` and `ssize_t`, `msg_iovlen` `size_t` and `int`), so the casts below are `as _`.
 
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd};
 
-/// The most slots a batch has (the kernel's `UIO_MAXIOV` caps one call at 1024 messages).
+/// The most slots a batch has (Linux's `UIO_MAXIOV` caps one call at 1024 messages; FreeBSD
+/// takes more, the same cap keeps both alike).
 pub const MAX_SLOTS: usize = 1024;
 
 /// `count` datagram slots of `slot` bytes each, and the headers that point at them.
@@ -171,14 +177,8 @@ impl Batch {
         // call. `self.iov`/`self.hdr` are neither moved nor reallocated during the call
         // (&mut self). msg_name/msg_control are null. The kernel only reads the buffers and
         // writes msg_len. `from + n <= count` (checked by both callers).
-        let r = unsafe {
-            libc::sendmmsg(
-                fd.as_raw_fd(),
-                self.hdr.as_mut_ptr().add(from),
-                n as libc::c_uint,
-                0,
-            )
-        };
+        let r =
+            unsafe { libc::sendmmsg(fd.as_raw_fd(), self.hdr.as_mut_ptr().add(from), n as _, 0) };
         if r < 0 {
             Err(io::Error::last_os_error())
         } else {
@@ -204,7 +204,7 @@ impl Batch {
             libc::recvmmsg(
                 fd.as_raw_fd(),
                 self.hdr.as_mut_ptr(),
-                n as libc::c_uint,
+                n as _,
                 flags,
                 std::ptr::null_mut(),
             )
@@ -308,6 +308,7 @@ mod tests {
         assert_eq!(got, frames);
     }
 
+    #[cfg(target_os = "linux")]
     #[test]
     fn gso_cuts_one_send_into_segments() {
         let (tx, rx) = pair();
