@@ -1,7 +1,9 @@
 # The two commands the README promises.
 .PHONY: install test lint
+# The release profile keeps line tables for profiling; the installed binary does not need
+# them (71 MB with them, 19 MB without): strip the debug information, keep the symbols.
 install:
-	cargo install --locked --path crates/linerate
+	cargo install --locked --path crates/linerate --config 'profile.release.strip="debuginfo"'
 
 test:
 	cargo test --workspace --locked

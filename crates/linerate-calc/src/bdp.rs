@@ -101,10 +101,10 @@ pub struct LinuxBuffer {
     /// overhead): `1 − 2^−tcp_adv_win_scale` = ½ before 6.6, per-flow `scaling_ratio` from 6.6.
     pub window_share: f64,
     /// BDP ÷ share: the `tcp_rmem` / `tcp_wmem` maximum (and `rmem_max`/`wmem_max` for
-    /// applications that set SO_RCVBUF) that lets one flow fill the path.
+    /// applications that set SO_RCVBUF) that lets one flow fill the path. What to write in a
+    /// config file also depends on the kernel's defaults and the host: `linerate-tuning`'s
+    /// `buffers` module turns this need into settings.
     pub buffer: ByteSize,
-    /// `buffer` rounded up to a whole MiB, for a config file.
-    pub buffer_rounded: ByteSize,
 }
 
 /// What a window allows.
@@ -212,8 +212,7 @@ fn warnings(rtt: Duration, buffer: ByteSize) -> Vec<String> {
     let mut out = Vec::new();
     if rtt.as_secs_f64() >= 10.0 {
         out.push(format!(
-            "a round-trip time of {rtt} is unusual: a bare number is seconds (write 40ms for \
-             milliseconds)"
+            "a round-trip time of {rtt} is unusual (more than 10 s): did you mean milliseconds?"
         ));
     }
     if buffer.bytes() > LINUX_MAX_BUFFER {
@@ -258,11 +257,9 @@ pub fn path_report(input: &PathInput) -> Result<PathReport, PathError> {
     let rtt_s = rtt.as_secs_f64();
     let bdp = rate.bytes_in(rtt_s);
     let buffer = ByteSize::from_bytes_f64((bdp.as_f64() / LINUX_WINDOW_SHARE).ceil());
-    let mib = ByteSize::from_mib(1).bytes();
     let linux_buffer = LinuxBuffer {
         window_share: LINUX_WINDOW_SHARE,
         buffer,
-        buffer_rounded: ByteSize::from_bytes(buffer.bytes().div_ceil(mib).max(1) * mib),
     };
     let unscaled_window =
         WindowLimit::new(ByteSize::from_bytes(MAX_UNSCALED_WINDOW), rtt, rate, bdp);
@@ -354,7 +351,6 @@ mod tests {
         assert_eq!(r.window_scale.shift, 7);
         assert!(r.window_scale.fits);
         assert_eq!(r.linux_buffer.buffer.bytes(), 10_000_000);
-        assert_eq!(r.linux_buffer.buffer_rounded, ByteSize::from_mib(10));
         let ten = path_report(&input(10, 100)).unwrap();
         assert_eq!(ten.bdp.bytes(), 125_000_000);
         assert_eq!(ten.window_scale.shift, 11);

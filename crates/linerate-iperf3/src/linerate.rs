@@ -87,6 +87,10 @@ pub struct Linerate {
         skip_serializing_if = "Option::is_none"
     )]
     pub host_snapshot_hash: Option<String>,
+    /// The run was ended early by this signal (`SIGINT`, `SIGTERM`): a partial run, whose
+    /// numbers cover only the time it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<String>,
     /// Keys this schema does not know (and the stored context `show --json` adds).
     #[serde(flatten)]
     pub extra: Map<String, Value>,

@@ -39,6 +39,10 @@ pub struct ExperimentError {
 
 impl fmt::Display for ExperimentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Line 0: the file itself (could not be read); the message names it.
+        if self.line == 0 {
+            return f.write_str(&self.message);
+        }
         write!(f, "{}:{}:{}: ", self.file.display(), self.line, self.column)?;
         if !self.field.is_empty() {
             write!(f, "{}: ", self.field)?;
@@ -218,9 +222,21 @@ pub fn load(path: &Path, host: &dyn HostCheck) -> Result<Experiment, ExperimentE
         line: 0,
         column: 0,
         field: String::new(),
-        message: format!("cannot read: {e}"),
+        message: format!("cannot open {}: {}", path.display(), os_reason(&e)),
     })?;
     parse(&text, path, host)
+}
+
+/// The operating system's reason without Rust's ` (os error N)` suffix.
+fn os_reason(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match e.raw_os_error() {
+        Some(code) => text
+            .strip_suffix(&format!(" (os error {code})"))
+            .unwrap_or(&text)
+            .to_owned(),
+        None => text,
+    }
 }
 
 /// Validates experiment `text` (read from `file`, used in messages and for relative paths).

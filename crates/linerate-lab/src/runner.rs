@@ -5,8 +5,10 @@
 //! Why a fresh lab per run rather than one lab for the whole experiment: bring-up costs ~10 ms,
 //! and a fresh set of namespaces means no state leaks between runs or variants — cached TCP
 //! metrics (ssthresh per destination), conntrack entries, neighbour state, or a previous
-//! variant's sysctls. Stop signals (Ctrl-C, SIGTERM, SIGHUP) end the current run early and
-//! tear the lab down; after `kill -9`, `linerate lab down NAME` removes what is left.
+//! variant's sysctls. Stop signals (Ctrl-C, SIGTERM, SIGHUP) end the current run early (it
+//! does not count) and tear the lab down; the runs finished before are returned, marked
+//! [`ExperimentResult::interrupted`]. After `kill -9`, `linerate lab down NAME` removes what is
+//! left.
 
 mod engine;
 mod iperf3;
@@ -111,6 +113,10 @@ pub struct ExperimentResult {
     pub runs: Vec<RunRecord>,
     /// Per variant; the first is the baseline.
     pub variants: Vec<VariantResult>,
+    /// The signal that stopped the experiment before its last run (`runs` are those finished
+    /// before it); `None` when every run was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<i32>,
 }
 
 /// How much a run's duration may differ from the configured one and still count (share).
@@ -172,6 +178,12 @@ pub fn run(
                 measure: None,
                 error: Some(e.to_string()),
             },
+            // A stop signal during a lab's bring-up (which removed what it made) stops the
+            // experiment like one during a run: the runs before it are the result.
+            Err(LabError::Interrupted(sig)) => {
+                pending.set(Some(sig));
+                break;
+            }
             Err(e) => {
                 outcome = Err(e);
                 break;
@@ -185,9 +197,6 @@ pub fn run(
     }
     drop(blocked);
     outcome?;
-    if let Some(sig) = pending.get() {
-        return Err(LabError::Interrupted(sig));
-    }
     let variants = summary::variants(exp, &runs, confidence);
     Ok(ExperimentResult {
         schema: SCHEMA,
@@ -197,6 +206,7 @@ pub fn run(
         confidence,
         runs,
         variants,
+        interrupted: pending.get(),
     })
 }
 

@@ -71,11 +71,22 @@ where
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, String> {
+        Targeted::parse_with(s, str::parse::<T>)
+    }
+}
+
+impl<T> Targeted<T> {
+    /// Parses `[TARGET=]VALUE` with `parse` for the value (the command line's parser, which
+    /// may insist on a unit).
+    pub fn parse_with<E: fmt::Display>(
+        s: &str,
+        parse: impl FnOnce(&str) -> Result<T, E>,
+    ) -> Result<Self, String> {
         let (target, value) = match s.split_once('=') {
             None => (Target::All, s),
             Some((t, v)) => (parse_target(t)?, v),
         };
-        let value = value.parse::<T>().map_err(|e| e.to_string())?;
+        let value = parse(value).map_err(|e| e.to_string())?;
         Ok(Targeted {
             target,
             value,

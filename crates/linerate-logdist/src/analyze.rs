@@ -47,6 +47,11 @@ pub fn read(sources: &[Source], plan: &Plan<'_>) -> Result<DataSet, Error> {
         });
     }
     match set.first_bad {
+        // Not a log at all: say so rather than quoting binary as a bad line.
+        Some(bad) if bad.text.contains('\0') => Err(Error::NotText {
+            name: set.inputs.get(bad.input).map_or(names, |i| i.name.clone()),
+            at: bad.text.find('\0').unwrap_or(0),
+        }),
         Some(bad) => Err(Error::NoTimes {
             name: set.inputs.get(bad.input).map_or(names, |i| i.name.clone()),
             skipped: set.skipped.values().map(|s| s.count).sum(),
@@ -97,6 +102,9 @@ fn resolve_layout(
                 Undetected::WholeNumbers(largest) => Error::WholeNumbers { name, largest },
                 Undetected::Layout(source) => Error::DetectedLayout { name, source },
                 Undetected::NoFit => {
+                    if let Some(at) = head.iter().position(|&b| b == 0) {
+                        return Error::NotText { name, at };
+                    }
                     let first_line = head
                         .split(|&b| b == b'\n')
                         .find(|l| !l.trim_ascii().is_empty())

@@ -24,7 +24,7 @@ pub enum LayoutError {
         field: String,
     },
     /// `--format regex` without a pattern.
-    #[error("--format regex needs --regex PATTERN")]
+    #[error("--input-format regex needs --regex PATTERN")]
     RegexMissing,
     /// A pattern that does not compile.
     #[error("--regex {pattern:?}")]
@@ -103,8 +103,8 @@ pub enum Error {
     /// `--format auto` found appended whole numbers that may be seconds or microseconds.
     #[error(
         "{name}: cannot detect the log format: the appended times are whole numbers up to \
-         {largest}: Apache %T (seconds) or %D (microseconds)? Say --format apache-s or \
-         --format apache-us"
+         {largest}: Apache %T (seconds) or %D (microseconds)? Say --input-format apache-s or \
+         --input-format apache-us"
     )]
     WholeNumbers {
         /// The input's name.
@@ -123,14 +123,26 @@ pub enum Error {
     },
     /// `--format auto` found no format that reads the first lines.
     #[error(
-        "{name}: cannot detect the log format from the first lines (first line: {first_line:?}); \
-         name it with --format nginx|apache-us|apache-s|json or give --regex"
+        "{name}: cannot detect the log format from the first lines (first line: {}); \
+         name it with --input-format nginx|apache-us|apache-s|json or give --regex",
+        excerpt(first_line)
     )]
     UnknownFormat {
         /// The input's name.
         name: String,
         /// Its first non-empty line (up to 200 bytes).
         first_line: String,
+    },
+    /// The input is not text (a NUL byte among its first lines, after decompression).
+    #[error(
+        "{name}: not a text file (a NUL byte at offset {at}); logdist reads access logs, \
+         plain or gzip-compressed"
+    )]
+    NotText {
+        /// The input's name.
+        name: String,
+        /// Where the first NUL byte is.
+        at: usize,
     },
     /// `--format auto` found no line to look at.
     #[error("{name}: no log lines to detect the format from")]
@@ -172,8 +184,9 @@ pub enum Error {
     /// No line gives a time: the first bad line, as evidence.
     #[error(
         "{name}: no line gives a response time ({skipped} lines skipped); the first bad line, \
-         {name}:{line}, is {}: {text:?}",
-        reason.describe()
+         {name}:{line}, is {}: {}",
+        reason.describe(),
+        excerpt(text)
     )]
     NoTimes {
         /// The input that holds the first bad line.
@@ -193,4 +206,34 @@ pub enum Error {
         /// The inputs' names, comma-separated.
         names: String,
     },
+}
+
+/// How many characters a quoted input line may take in a message (escapes included).
+const EXCERPT_CHARS: usize = 48;
+
+/// A quoted input line for a message: escaped like a Rust string, cut once the escaped form
+/// reaches [`EXCERPT_CHARS`] characters, with how much was left out, so a binary or endless
+/// line does not flood the terminal.
+fn excerpt(text: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in text.char_indices() {
+        let shown: String = c.escape_debug().collect();
+        if out.chars().count() + shown.chars().count() > EXCERPT_CHARS {
+            return format!("\"{out}\"… ({} more bytes)", text.len() - i);
+        }
+        out.push_str(&shown);
+    }
+    format!("\"{out}\"")
+}
+
+#[cfg(test)]
+mod excerpt_tests {
+    #[test]
+    fn long_lines_are_cut() {
+        assert_eq!(super::excerpt("hello"), "\"hello\"");
+        let long = "x".repeat(300);
+        let cut = super::excerpt(&long);
+        assert!(cut.ends_with("… (252 more bytes)"), "{cut}");
+        assert!(cut.chars().count() < 75, "{cut}");
+    }
 }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use flate2::read::MultiGzDecoder;
 
 use crate::error::Error;
-use crate::progress::{Counted, Progress};
+use crate::progress::{Counted, Progress, Stopping};
 
 /// Read size: large enough that syscalls and memchr setup vanish in the per-line cost.
 const CHUNK: usize = 1 << 20;
@@ -103,7 +103,10 @@ impl<'p> LineReader<'p> {
     /// `progress`.
     pub fn open(source: &Source, progress: &'p dyn Progress) -> Result<Self, Error> {
         let mut raw: Box<dyn Read + 'p> = match source {
-            Source::Stdin => Box::new(io::stdin()),
+            Source::Stdin => Box::new(Stopping {
+                inner: io::stdin(),
+                progress,
+            }),
             Source::File(path) => {
                 let file = File::open(path).map_err(|source| Error::Open {
                     path: path.clone(),

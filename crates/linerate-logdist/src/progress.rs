@@ -15,6 +15,11 @@ pub trait Progress: Send + Sync {
     /// The current file is read to its end, or its read stopped early (an error, or enough
     /// was read). Called once per [`Progress::start`].
     fn finish(&self);
+    /// Whether the reading should stop here (a stop signal): every input then reads as ended
+    /// and the data set holds what was read before.
+    fn stopped(&self) -> bool {
+        false
+    }
 }
 
 /// Shows nothing.
@@ -62,6 +67,10 @@ impl<'p, R> Counted<'p, R> {
 
 impl<R: Read> Read for Counted<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.progress.stopped() {
+            self.finish();
+            return Ok(0);
+        }
         let n = self.inner.read(buf)?;
         if n == 0 {
             self.finish();
@@ -70,6 +79,22 @@ impl<R: Read> Read for Counted<'_, R> {
             self.progress.advance(self.read);
         }
         Ok(n)
+    }
+}
+
+/// A reader (standard input, which shows no progress) that reads as ended once the
+/// [`Progress`] says the reading should stop.
+pub(crate) struct Stopping<'p, R> {
+    pub(crate) inner: R,
+    pub(crate) progress: &'p dyn Progress,
+}
+
+impl<R: Read> Read for Stopping<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.progress.stopped() {
+            return Ok(0);
+        }
+        self.inner.read(buf)
     }
 }
 

@@ -24,6 +24,25 @@ pub fn printable(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// How many characters a quoted input line may take in a message (escapes included).
+pub const EXCERPT_CHARS: usize = 48;
+
+/// `text` for a message that quotes input: [`printable`], and cut once the shown form reaches
+/// `max` characters, with how much was left out, so a binary or endless line does not flood
+/// the terminal.
+pub fn excerpt(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for (i, c) in text.char_indices() {
+        let shown = printable(c.encode_utf8(&mut [0; 4])).into_owned();
+        if out.chars().count() + shown.chars().count() > max {
+            out.push_str(&format!("… ({} more bytes)", text.len() - i));
+            return out;
+        }
+        out.push_str(&shown);
+    }
+    out
+}
+
 /// `2026-11-21 23:31:23 UTC` from Unix seconds.
 pub fn utc(secs: i64) -> String {
     let days = secs.div_euclid(86_400);

@@ -167,6 +167,7 @@ pub fn record(doc: &Document, context: RunContext) -> Result<RunRecord, Iperf3Er
         }),
         host,
         experiment: context.experiment,
+        partial: extras.is_some_and(|x| x.interrupted.is_some()),
         document: serde_json::to_value(doc).unwrap_or(Value::Null),
     })
 }

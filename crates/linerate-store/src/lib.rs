@@ -7,6 +7,8 @@
 //!   the document.
 //! - [`schema`]: tables and forward migrations (`user_version` is the schema version).
 //! - [`Store`]: open (validate, migrate, WAL), insert in one transaction, query.
+//! - [`experiment`]: experiments by name and instance, with their plan and status (running,
+//!   complete, interrupted), started and finished through the [`Store`].
 //!
 //! ```no_run
 //! # fn demo(doc: &linerate_iperf3::Document) -> Result<(), Box<dyn std::error::Error>> {
@@ -23,11 +25,13 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod experiment;
 pub mod iperf3;
 pub mod record;
 pub mod schema;
 mod store;
 
+pub use experiment::{Experiment, ExperimentPlan, ExperimentStatus, VariantRuns};
 pub use iperf3::Iperf3Error;
 pub use record::{
     Direction, ExperimentRef, HostRef, IntervalSample, Latency, LatencyBucket, RunContext, RunId,

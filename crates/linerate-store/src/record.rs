@@ -339,6 +339,10 @@ pub struct RunRecord {
     /// Experiment, variant and repetition.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experiment: Option<ExperimentRef>,
+    /// Ended early by a signal (the document's `linerate.interrupted`): the numbers cover only
+    /// the time it ran.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
     /// The iperf3-schema JSON document, verbatim.
     pub document: serde_json::Value,
 }

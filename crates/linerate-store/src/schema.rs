@@ -88,6 +88,27 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE runs ADD COLUMN sweep_label TEXT;
     ALTER TABLE runs ADD COLUMN interval_count INTEGER NOT NULL DEFAULT 0;
     UPDATE runs SET interval_count = (SELECT count(*) FROM intervals WHERE run_id = runs.id);",
+    // 3 → 4 (experiment identity and status): an experiment is `name` + a per-name instance
+    // number handed out by the store (two runs started in the same second are two
+    // experiments), with its plan and a status: `running` from its start, then `complete` or
+    // `interrupted`; one killed stays `running`. Experiments stored before this say `unknown`.
+    // A run ended early by a signal is stored `partial`.
+    "ALTER TABLE experiments ADD COLUMN name TEXT;
+    ALTER TABLE experiments ADD COLUMN instance INTEGER;
+    ALTER TABLE experiments ADD COLUMN status TEXT NOT NULL DEFAULT 'unknown';
+    ALTER TABLE experiments ADD COLUMN finished_at INTEGER;
+    ALTER TABLE experiments ADD COLUMN plan TEXT;
+    ALTER TABLE experiments ADD COLUMN pid INTEGER;
+    ALTER TABLE runs ADD COLUMN partial INTEGER NOT NULL DEFAULT 0;
+    UPDATE experiments SET name = CASE
+        WHEN rtrim(id, '0123456789') <> id AND length(rtrim(id, '0123456789')) > 1
+            AND substr(rtrim(id, '0123456789'), -1) = '-'
+        THEN substr(rtrim(id, '0123456789'), 1, length(rtrim(id, '0123456789')) - 1)
+        ELSE id END;
+    UPDATE experiments SET instance = (SELECT count(*) FROM experiments AS e
+        WHERE e.name = experiments.name AND (e.created_at < experiments.created_at
+            OR (e.created_at = experiments.created_at AND e.rowid <= experiments.rowid)));
+    CREATE UNIQUE INDEX experiments_name_instance ON experiments(name, instance);",
 ];
 
 /// The schema version this build writes.

@@ -64,9 +64,32 @@ pub enum StoreError {
     /// No run has that id.
     #[error("no run {0} in {1} (see `linerate history`)")]
     RunNotFound(RunId, PathBuf),
+    /// No experiment has that name or id.
+    #[error("{}", unknown_experiment(wanted, close, path))]
+    UnknownExperiment {
+        /// What was asked for.
+        wanted: String,
+        /// Stored names close to it.
+        close: Vec<String>,
+        /// The database file.
+        path: PathBuf,
+    },
     /// No default location: neither XDG_DATA_HOME nor HOME is set.
     #[error("no default database location: set XDG_DATA_HOME or HOME, or pass --db PATH")]
     NoDefaultPath,
+}
+
+fn unknown_experiment(wanted: &str, close: &[String], path: &Path) -> String {
+    let hint = match close {
+        [] => String::new(),
+        [one] => format!("; did you mean {one}?"),
+        many => format!("; close names: {}", many.join(", ")),
+    };
+    format!(
+        "no runs of experiment `{wanted}` in {}: no experiment has that name or id{hint} \
+         (`linerate experiments` lists them)",
+        path.display()
+    )
 }
 
 /// A row of `history`: the run without its samples.
@@ -96,6 +119,9 @@ pub struct RunListing {
     pub summary: RunSummary,
     /// Experiment membership.
     pub experiment: Option<ExperimentRef>,
+    /// Ended early by a signal: the summary covers only the time it ran.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 /// Which runs `list` returns.
@@ -301,6 +327,7 @@ fn classify(path: &Path, e: rusqlite::Error) -> StoreError {
     }
 }
 
+mod experiments;
 mod insert;
 mod query;
 

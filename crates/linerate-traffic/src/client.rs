@@ -152,7 +152,10 @@ fn expect(
     }
 }
 
-/// Runs one test. `interrupt` ends it early (Ctrl-C); `sink` sees live events.
+/// Runs one test. `interrupt` ends it early (Ctrl-C): during the handshake with
+/// [`TrafficError::Interrupted`]; once data flows, the test ends as if its time were up, with
+/// the results exchange, so the caller gets the results so far (a partial run: the caller
+/// knows it set the flag). `sink` sees live events.
 pub fn run_client(
     cfg: &ClientConfig,
     interrupt: &AtomicBool,
@@ -166,12 +169,20 @@ pub fn run_client(
     let mut ctl = Control::new(ctl_stream, format!("{}:{}", cfg.host, cfg.port));
     let hs = cfg.connect_timeout;
 
+    // The server speaks first: silence here means nobody runs a server there.
     expect(
         &mut ctl,
         State::ParamExchange,
         hs,
         "waiting for the server to ask for parameters",
-    )?;
+    )
+    .map_err(|e| match e {
+        TrafficError::Timeout { secs, .. } => TrafficError::Silent {
+            peer: ctl.peer.clone(),
+            secs,
+        },
+        other => other,
+    })?;
     ctl.send_json(&params.to_wire(), "sending parameters")?;
 
     // A linerate server answers the extension before CREATE_STREAMS; iperf3 does not.
@@ -258,6 +269,11 @@ pub fn run_client(
         hs,
         "waiting for the test to run",
     )?;
+    if interrupt.load(Ordering::Relaxed) {
+        // Stopped before any data moved: there is nothing to report.
+        let _ = ctl.send(State::ClientTerminate, "ending the test");
+        return Err(TrafficError::Interrupted);
+    }
 
     let start = StartInfo {
         engine_version: crate::ENGINE_VERSION.to_owned(),
@@ -447,7 +463,8 @@ impl Running<'_> {
         loop {
             let now = Instant::now();
             if self.interrupt.load(Ordering::Relaxed) {
-                return Err(TrafficError::Interrupted);
+                // End cleanly: the results so far are worth having (iperf3 prints them too).
+                return Ok(());
             }
             if sampler.in_omit() && now >= omit_end {
                 let iv = sampler.sample(streams);

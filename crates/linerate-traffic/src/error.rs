@@ -38,6 +38,19 @@ pub enum TrafficError {
         /// The protocol step.
         during: &'static str,
     },
+    /// The connection was made but the peer never spoke: not an iperf3 or linerate server, or
+    /// a firewall or proxy that accepts connections on the real host's behalf.
+    #[error(
+        "connected, but the server said nothing: timed out after {secs:.1} s waiting for it \
+         (no iperf3 or linerate server there, or a firewall or proxy accepted the connection on \
+         its behalf)"
+    )]
+    Silent {
+        /// The server.
+        peer: String,
+        /// The limit.
+        secs: f64,
+    },
     /// A read or the whole step took too long.
     #[error("timed out after {secs:.1} s while {during}")]
     Timeout {

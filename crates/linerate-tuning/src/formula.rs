@@ -17,12 +17,6 @@ pub const BLOAT_LIMIT_SECONDS: f64 = 0.010;
 /// The rate assumed for queue checks when none is stated (fast enough to be generous).
 pub const ASSUMED_RATE: BitRate = BitRate::from_gbps(10);
 
-/// Linux receive buffer a path needs: 2 × BDP (about half of a Linux buffer carries window:
-/// tcp_adv_win_scale on ≤ 6.5, scaling_ratio on ≥ 6.6), at most [`MAX_WINDOW`].
-pub fn linux_rcvbuf_need(bdp: ByteSize) -> u64 {
-    bdp.bytes().saturating_mul(2).min(MAX_WINDOW)
-}
-
 /// Send buffer a path needs at the very least: one BDP of unacknowledged data.
 pub fn sndbuf_need(bdp: ByteSize) -> u64 {
     bdp.bytes().min(MAX_WINDOW)
@@ -98,7 +92,6 @@ mod tests {
     fn buffers_and_queues() {
         let bdp = BitRate::from_gbps(10).bytes_in(0.08); // 100 MB
         assert_eq!(bdp.bytes(), 100_000_000);
-        assert_eq!(linux_rcvbuf_need(bdp), 200_000_000);
         assert_eq!(next_pow2(200_000_000), 268_435_456);
         assert_eq!(next_pow2(0), 1);
         let t = drain_seconds(300_000, 1500, BitRate::from_gbps(10));

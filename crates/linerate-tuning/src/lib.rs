@@ -7,6 +7,7 @@
 //! - [`hardware`]: a host snapshot (read by `linerate-probe`) → hardware [`Finding`]s, bus
 //!   checks and packet-rate limits. [`Finding`] and [`Role`] are leaf modules every rule shares.
 //! - [`profile`]: inputs → a derived [`profile::Profile`]; [`render`]: profile → files.
+//! - [`buffers`]: the one Linux TCP buffer answer (`calc bdp`, `tune` and `lint` share it).
 //! - [`apply`]: journaled, read-back-verified writes through a [`apply::Backend`]
 //!   (in memory for tests, `/proc/sys` for real, inside a named network namespace if asked;
 //!   `sysctl(3)` and the loader drop-in on FreeBSD, [`apply::freebsd`]).
@@ -21,6 +22,7 @@
 
 pub mod apply;
 pub mod audit;
+pub mod buffers;
 pub mod catalogue;
 pub mod context;
 pub mod finding;

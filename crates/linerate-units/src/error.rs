@@ -58,4 +58,12 @@ pub enum ParseError {
         /// Why.
         reason: &'static str,
     },
+    /// A bare number where the unit must be written (`--rtt 80`: seconds or milliseconds?).
+    #[error("'{input}' needs a unit: {hint}")]
+    NeedsUnit {
+        /// The text given.
+        input: String,
+        /// The likely forms, e.g. "80ms? (or 80s, 80us)".
+        hint: String,
+    },
 }

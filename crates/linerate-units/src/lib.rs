@@ -19,8 +19,12 @@
 //!    `Ki` = 2¹⁰, `Mi` = 2²⁰, `Gi` = 2³⁰, `Ti` = 2⁴⁰. So `256K` is 256 000 bytes and `256KiB` is
 //!    262 144 bytes. (iperf3 reads `-l 128K` as 131 072 bytes; linerate does not: write
 //!    `128KiB` for that.) For rates, a lower-case `m` is mega, as in iperf3 (`-b 100m`).
-//! 2. **A bare number has the type's base unit**: bits/s for a bit rate, bytes for a size,
-//!    packets/s for a packet rate, seconds for a duration.
+//! 2. **A bare number has the type's base unit** in data ([`std::str::FromStr`]): bits/s for a
+//!    bit rate, bytes for a size, packets/s for a packet rate, seconds for a duration. **On the
+//!    command line a unit is required** ([`parse_with_unit`], `Duration::parse_with_unit`, …):
+//!    `--rtt 80` is refused with `'80' needs a unit: 80ms?`. Only the flags where a bare number
+//!    is the user's habit keep the lenient form: iperf3's `-t -O -i` (seconds), `-l -w -n`
+//!    (bytes) and `-b` (bits/s), ministat's flags. Zero needs no unit.
 //! 3. **`b` is a bit and `B` is a byte.** A rate is written `10G`, `10Gbit/s`, `10Gb/s` or
 //!    `10Gbps`; a rate in bytes per second must say so with `B/s` (`125MB/s` = 1 Gbit/s).
 //!    `10GB` is a size, not a rate, and `10GBps` is ambiguous (bytes or bits?): both are
@@ -56,6 +60,7 @@ pub mod human;
 mod packetrate;
 mod pages;
 mod percent;
+mod with_unit;
 
 pub use bitrate::BitRate;
 pub use bytesize::ByteSize;
@@ -64,10 +69,12 @@ pub use error::ParseError;
 pub use packetrate::PacketRate;
 pub use pages::Pages;
 pub use percent::Percent;
+pub use with_unit::{WithUnit, parse_with_unit};
 
 /// The unit rules in a few lines, for `--help` texts.
 pub const RULES: &str = "\
-Units: a bare number is bits/s for rates, bytes for sizes, packets/s for packet rates and \
-seconds for durations. k/K M G T are powers of 1000; Ki Mi Gi Ti are powers of 1024 \
+Units: write the unit (80ms, 8GiB, 10G); a bare number is refused with the likely form, except \
+where it is the habit: seconds for -t/--duration, -O and -i/--interval, bytes for client's -l -w \
+-n, bits/s for client's -b, and 0. k/K M G T are powers of 1000; Ki Mi Gi Ti are powers of 1024 \
 (256K = 256000 bytes, 256KiB = 262144 bytes). b is a bit and B a byte: rates are 10G, \
 10Gbit/s, 10Gbps or 1250MB/s; 10GB is a size, not a rate. Durations: 250us, 40ms, 1.5s, 2m.";

@@ -14,11 +14,23 @@ use crate::cmd;
     version,
     max_term_width = 100,
     propagate_version = true,
-    after_help = linerate_units::RULES,
+    after_help = root_after_help(),
 )]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// The top page's closing text: the unit rule, the exit codes, examples.
+fn root_after_help() -> String {
+    format!(
+        "{}\n\n{}\n\n{}",
+        linerate_units::RULES,
+        "Exit status: 0 success; 1 a finding or difference you asked to fail on; 2 usage, \
+         input or I/O error; 130 after SIGINT (Ctrl-C), 143 after SIGTERM.",
+        "Examples:\n  linerate calc bdp --rate 1G --rtt 80ms\n  linerate lab run\n  \
+         linerate compare --experiment window-buffers\n  linerate client 198.18.0.2 -t 10s"
+    )
 }
 
 #[derive(Debug, Subcommand)]
@@ -47,6 +59,8 @@ pub enum Command {
     Show(cmd::show::Args),
     /// Compare stored runs at a stated confidence
     Compare(cmd::compare::Args),
+    /// List stored experiments (name, status, runs per variant), or remove one
+    Experiments(cmd::experiments::Args),
     /// Import iperf3 JSON results into the store
     Import(cmd::import::Args),
     /// Write a self-contained HTML report with charts
@@ -74,6 +88,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::History(args) => cmd::history::run(args),
         Command::Show(args) => cmd::show::run(args),
         Command::Compare(args) => cmd::compare::run(args),
+        Command::Experiments(args) => cmd::experiments::run(args),
         Command::Import(args) => cmd::import::run(args),
         Command::Report(args) => cmd::report::run(args),
         Command::Logdist(args) => cmd::logdist::run(args),
@@ -81,3 +96,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Man(args) => cmd::man::run(args, Cli::command()),
     }
 }
+
+#[cfg(test)]
+mod conventions;

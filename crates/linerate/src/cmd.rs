@@ -5,6 +5,7 @@ pub mod calc;
 pub mod client;
 pub mod compare;
 pub mod completions;
+pub mod experiments;
 pub mod history;
 pub mod import;
 #[cfg(target_os = "linux")]
@@ -16,8 +17,10 @@ pub mod lint;
 pub mod logdist;
 pub mod man;
 pub mod nic;
+pub mod plausible;
 pub mod report;
 pub mod server;
 pub mod show;
 pub mod stat;
 pub mod tune;
+pub mod verdict;

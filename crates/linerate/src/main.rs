@@ -6,6 +6,7 @@
 mod cli;
 mod cmd;
 mod output;
+mod stop;
 
 use std::process::ExitCode;
 

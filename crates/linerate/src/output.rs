@@ -11,13 +11,53 @@ use std::process::ExitCode;
 pub const EXIT_ERROR: u8 = 2;
 
 /// Prints an error chain on stderr and maps it to an exit code. A closed stdout (`| head`) is
-/// not an error.
+/// not an error. The one place errors are rendered: see [`render_error`].
 pub fn report_error(err: &anyhow::Error) -> ExitCode {
     if is_broken_pipe(err) {
         return ExitCode::SUCCESS;
     }
-    let _ = writeln!(io::stderr(), "linerate: {err:#}");
+    let _ = writeln!(io::stderr(), "linerate: {}", render_error(err));
     ExitCode::from(EXIT_ERROR)
+}
+
+/// An error chain in one line, `what: why: reason`: each cause once (a cause whose text an
+/// outer message already holds is not repeated), and the operating system's reason without
+/// Rust's ` (os error N)` suffix, so a missing file reads `cannot open x: No such file or
+/// directory`.
+pub fn render_error(err: &anyhow::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in err.chain() {
+        let text = without_os_error(&cause.to_string());
+        if text.is_empty() || parts.iter().any(|p| p.contains(&text)) {
+            continue;
+        }
+        parts.push(text);
+    }
+    parts.join(": ")
+}
+
+/// `text` without a trailing ` (os error N)`.
+pub fn without_os_error(text: &str) -> String {
+    if let Some(start) = text.rfind(" (os error ") {
+        let tail = &text[start + " (os error ".len()..];
+        if tail
+            .strip_suffix(')')
+            .is_some_and(|n| n.parse::<i32>().is_ok())
+        {
+            return text[..start].to_owned();
+        }
+    }
+    text.to_owned()
+}
+
+/// Where the first NUL byte of `bytes` is, if any: a text file (sysctl.conf, a log, a column
+/// of numbers) has none. UTF-16 text (a Windows .reg export) starts with its byte-order mark
+/// and is text.
+pub fn binary_at(bytes: &[u8]) -> Option<usize> {
+    if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
+        return None;
+    }
+    bytes.iter().position(|&b| b == 0)
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
@@ -33,6 +73,11 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
             });
         io_kind == Some(io::ErrorKind::BrokenPipe)
     })
+}
+
+/// Prints a warning on stderr: `linerate: warning: …`.
+pub fn warn(message: &str) {
+    let _ = writeln!(io::stderr(), "linerate: warning: {message}");
 }
 
 /// Writes `value` as pretty JSON followed by a newline on stdout. A closed stdout surfaces as
@@ -51,4 +96,32 @@ pub fn print_text(text: &str) -> anyhow::Result<()> {
     out.write_all(text.as_bytes())?;
     out.flush()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_name_each_cause_once_without_os_error_numbers() {
+        let io = io::Error::from_raw_os_error(2);
+        let err = anyhow::Error::new(io).context("cannot open /nonexist");
+        assert_eq!(
+            render_error(&err),
+            "cannot open /nonexist: No such file or directory"
+        );
+        // A message that already holds its cause's text does not repeat it.
+        let inner = anyhow::anyhow!("timed out");
+        let err = inner.context("client to x: timed out");
+        assert_eq!(render_error(&err), "client to x: timed out");
+        assert_eq!(without_os_error("a (os error 13)"), "a");
+        assert_eq!(without_os_error("a (os error x)"), "a (os error x)");
+    }
+
+    #[test]
+    fn binary_is_a_nul_byte_unless_utf16() {
+        assert_eq!(binary_at(b"net.core.somaxconn = 4096\n"), None);
+        assert_eq!(binary_at(b"\x7fELF\x02\x01\x01\0"), Some(7));
+        assert_eq!(binary_at(&[0xff, 0xfe, b'W', 0]), None);
+    }
 }

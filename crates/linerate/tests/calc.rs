@@ -218,13 +218,31 @@ fn bad_input_names_the_flag_and_exits_2() {
     usage_error(&["calc", "bus", "--pci", "32/33", "--pcie", "gen3x8"]);
 }
 
+/// Issue 23 item 1: `--rtt 80` was read as 80 seconds ("BDP 10 GB"); a bare number is now
+/// refused with the likely form, and a long RTT written with its unit is still questioned.
 #[test]
-fn a_bare_rtt_is_seconds_and_says_so() {
-    let text = stdout(&["calc", "bdp", "--rate", "1G", "--rtt", "40"]);
+fn a_bare_rtt_is_refused_with_the_likely_form() {
+    let e = usage_error(&["calc", "bdp", "--rate", "1G", "--rtt", "80"]);
+    assert!(e.contains("'80' needs a unit: 80ms?"), "{e}");
+    let text = stdout(&["calc", "bdp", "--rate", "1G", "--rtt", "40s"]);
     assert!(
         text.contains("warning: a round-trip time of 40 s is unusual"),
         "{text}"
     );
+}
+
+/// `--link -10G` says "negative", not clap's "unexpected argument '-1' found".
+#[test]
+fn a_negative_rate_says_negative() {
+    for args in [
+        &["calc", "rate", "--link", "-10G"][..],
+        &["calc", "bdp", "--rate", "-1G", "--rtt", "80ms"],
+        &["calc", "bdp", "--rate", "1G", "--rtt", "-80ms"],
+    ] {
+        let e = usage_error(args);
+        assert!(e.contains("is negative"), "{args:?}: {e}");
+        assert!(!e.contains("unexpected argument"), "{args:?}: {e}");
+    }
 }
 
 #[test]

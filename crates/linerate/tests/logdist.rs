@@ -685,7 +685,11 @@ fn apache_whole_seconds_are_named_not_guessed() {
     let log = write(dir.path(), "t.log", &text);
     let o = run(&[p(&log)]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--format apache-s"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--input-format apache-s"),
+        "{}",
+        stderr(&o)
+    );
     let r = json(&[p(&log), "--format", "apache-s", "--exact"]);
     assert_eq!(r["max_s"], 3.0);
     assert_eq!(r["under_threshold"], 8); // the 0 s requests

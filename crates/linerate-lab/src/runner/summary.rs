@@ -122,6 +122,7 @@ mod tests {
             confidence,
             runs: vec![],
             variants,
+            interrupted: None,
         }
     }
 

@@ -31,6 +31,7 @@ fn run(streams: u32, intervals: u32) -> RunRecord {
         samples.push(sample(None, 1e8 * f64::from(streams)));
     }
     RunRecord {
+        partial: false,
         started_at: 0,
         source: RunSource::Import,
         source_path: None,

@@ -28,8 +28,13 @@ impl Store {
             .map_err(err)?;
         }
         if let Some(exp) = &run.experiment {
+            // An experiment the runner did not start (an import) is named by its id and
+            // complete: the user put its runs together.
             tx.execute(
-                "INSERT OR IGNORE INTO experiments (id, created_at) VALUES (?1, ?2)",
+                "INSERT OR IGNORE INTO experiments (id, created_at, name, instance, status)
+                 VALUES (?1, ?2, ?1,
+                    (SELECT coalesce(max(instance), 0) + 1 FROM experiments WHERE name = ?1),
+                    'complete')",
                 params![exp.experiment, now],
             )
             .map_err(err)?;
@@ -41,9 +46,9 @@ impl Store {
             "INSERT INTO runs (started_at, stored_at, source, source_path, command_line, tool,
                 mode, direction, peer, streams, duration_s, params, summary, received_bps,
                 document, host_hash, experiment_id, variant, repetition, latency, sweep_value,
-                sweep_label, interval_count)
+                sweep_label, interval_count, partial)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                ?18, ?19, ?20, ?21, ?22, ?23)",
+                ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
             params![
                 run.started_at,
                 now,
@@ -68,6 +73,7 @@ impl Store {
                 run.experiment.as_ref().and_then(|e| e.sweep_value),
                 run.experiment.as_ref().and_then(|e| e.sweep_label.as_ref()),
                 i64::try_from(run.intervals.len()).unwrap_or(i64::MAX),
+                run.partial,
             ],
         )
         .map_err(err)?;

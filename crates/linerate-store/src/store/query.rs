@@ -60,6 +60,7 @@ impl Store {
                 received_bps,
                 summary: self.decode_json(&head.summary, "runs.summary")?,
                 experiment: head.experiment,
+                partial: head.partial,
             });
         }
         out.reverse();
@@ -203,6 +204,7 @@ impl Store {
             latency,
             host,
             experiment: head.experiment,
+            partial: head.partial,
             document: self.decode_json(&document, "runs.document")?,
         })
     }
@@ -311,9 +313,9 @@ impl Store {
 
 /// The columns every run query starts with, in this order (`list` and `run` share them).
 const HEAD: &str = "started_at, source, tool, mode, direction, peer, streams, duration_s, summary,
-    experiment_id, variant, repetition, sweep_value, sweep_label";
+    experiment_id, variant, repetition, sweep_value, sweep_label, partial";
 /// How many columns [`HEAD`] names.
-const HEAD_COLUMNS: usize = 14;
+const HEAD_COLUMNS: usize = 15;
 
 /// The [`HEAD`] columns of one row as stored; decoding them needs the store (for its errors),
 /// so it happens outside rusqlite's row closure.
@@ -328,6 +330,7 @@ struct Head {
     duration_s: f64,
     summary: String,
     experiment: Option<ExperimentRef>,
+    partial: bool,
 }
 
 impl Head {
@@ -355,6 +358,7 @@ impl Head {
             duration_s: r.get(first + 7)?,
             summary: r.get(first + 8)?,
             experiment,
+            partial: r.get(first + 14)?,
         })
     }
 }

@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 
 use super::*;
+use crate::ExperimentStatus;
+use crate::record::ExperimentRef;
 use crate::record::{HostRef, Latency, LatencyBucket, RunContext, RunRecord};
+use rusqlite::params;
 
 fn fixture(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -203,6 +206,11 @@ fn database_at_version(path: &Path, version: usize) {
         )
         .unwrap();
     }
+    if version >= 3 {
+        // Version 3 writes the interval count with the run.
+        conn.execute("UPDATE runs SET interval_count = 2", [])
+            .unwrap();
+    }
 }
 
 #[test]
@@ -349,4 +357,147 @@ fn unknown_run_is_a_clear_error() {
     let store = Store::open(&path).unwrap();
     let err = store.run(RunId(7)).unwrap_err();
     assert!(err.to_string().starts_with("no run 7 in "), "{err}");
+}
+
+fn plan() -> crate::ExperimentPlan {
+    crate::ExperimentPlan {
+        variants: vec!["baseline".into(), "bdp".into()],
+        repetitions: 3,
+    }
+}
+
+fn run_of(experiment: &str, variant: &str, repetition: u32) -> RunRecord {
+    let mut run = record("tcp.json");
+    run.experiment = Some(ExperimentRef {
+        experiment: experiment.into(),
+        variant: variant.into(),
+        repetition,
+        sweep_value: None,
+        sweep_label: None,
+    });
+    run
+}
+
+#[test]
+fn experiments_get_their_identity_from_the_store() {
+    let (_dir, path) = temp_db();
+    Store::open(&path).unwrap();
+    // Eight runners start at once (same second): eight instances, none shared.
+    let ids: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..8)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut store = Store::open(&path).unwrap();
+                    store
+                        .begin_experiment("window-buffers", &plan())
+                        .unwrap()
+                        .id
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut sorted = ids.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted.len(), 8, "{ids:?}");
+    let mut store = Store::open(&path).unwrap();
+    let all = store.experiments().unwrap();
+    assert_eq!(all.len(), 8);
+    assert!(all.iter().all(|e| e.status == ExperimentStatus::Running));
+    assert!(all.iter().all(|e| e.name == "window-buffers"));
+    // The name is the newest instance; ids and NAME-N still work.
+    let newest = store.resolve_experiment("window-buffers").unwrap();
+    assert_eq!(newest.instance, 8);
+    assert_eq!(newest.id, "window-buffers-8");
+    assert_eq!(
+        store
+            .resolve_experiment("window-buffers-3")
+            .unwrap()
+            .instance,
+        3
+    );
+    store
+        .insert_run(&run_of("window-buffers-8", "baseline", 1))
+        .unwrap();
+    store
+        .finish_experiment("window-buffers-8", ExperimentStatus::Interrupted)
+        .unwrap();
+    let e = store.resolve_experiment("window-buffers").unwrap();
+    assert_eq!(e.status, ExperimentStatus::Interrupted);
+    assert!(e.finished_at.is_some());
+    assert_eq!(e.runs(), 1);
+    assert_eq!(e.planned_runs(), Some(6));
+    assert_eq!(e.plan, Some(plan()));
+    // A typo lists the close names.
+    let err = store
+        .resolve_experiment("window-bufers")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("did you mean window-buffers?"), "{err}");
+    // Removing takes the runs along.
+    assert_eq!(store.remove_experiment("window-buffers-8").unwrap(), 1);
+    assert!(store.list(&RunFilter::default()).unwrap().is_empty());
+    assert_eq!(
+        store.resolve_experiment("window-buffers").unwrap().instance,
+        7
+    );
+}
+
+#[test]
+fn imported_experiments_are_complete_and_named_by_their_id() {
+    let (_dir, path) = temp_db();
+    let mut store = Store::open(&path).unwrap();
+    store.insert_run(&run_of("bufs", "baseline", 1)).unwrap();
+    store.insert_run(&run_of("bufs", "bdp", 1)).unwrap();
+    let e = store.resolve_experiment("bufs").unwrap();
+    assert_eq!(
+        (e.id.as_str(), e.name.as_str(), e.instance),
+        ("bufs", "bufs", 1)
+    );
+    assert_eq!(e.status, ExperimentStatus::Complete);
+    assert_eq!(e.variants.len(), 2);
+    // A runner's experiment of the same name is the next instance, and the name's newest.
+    let next = store.begin_experiment("bufs", &plan()).unwrap();
+    assert_eq!(next.id, "bufs-2");
+    assert_eq!(store.resolve_experiment("bufs").unwrap().id, "bufs-2");
+    assert_eq!(store.resolve_experiment("bufs-1").unwrap().id, "bufs");
+}
+
+#[test]
+fn legacy_experiment_ids_become_names_and_instances() {
+    let (_dir, path) = temp_db();
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    database_at_version(&path, 3);
+    let conn = Connection::open(&path).unwrap();
+    for (id, at) in [
+        ("window-buffers-1795567499", 10),
+        ("window-buffers-1795567750", 20),
+        ("v6", 30),
+    ] {
+        conn.execute(
+            "INSERT INTO experiments (id, created_at) VALUES (?1, ?2)",
+            params![id, at],
+        )
+        .unwrap();
+    }
+    drop(conn);
+    let store = Store::open(&path).unwrap();
+    let e = store.resolve_experiment("window-buffers").unwrap();
+    assert_eq!(e.id, "window-buffers-1795567750");
+    assert_eq!(e.instance, 2);
+    assert_eq!(e.status, ExperimentStatus::Unknown);
+    assert_eq!(store.resolve_experiment("v6").unwrap().name, "v6");
+    assert_eq!(store.resolve_experiment("exp").unwrap().variants.len(), 1);
+}
+
+#[test]
+fn partial_runs_are_stored_marked_partial() {
+    let (_dir, path) = temp_db();
+    let mut store = Store::open(&path).unwrap();
+    let mut run = record("tcp.json");
+    run.partial = true;
+    let id = store.insert_run(&run).unwrap();
+    assert!(store.run(id).unwrap().partial);
+    assert!(store.list(&RunFilter::default()).unwrap()[0].partial);
 }

@@ -41,7 +41,7 @@ fn reason(e: &std::io::Error, timeout: Duration) -> String {
             "connection refused (is a server listening on that port?)".to_owned()
         }
         (std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock, _) => format!(
-            "timed out after {:.1} s (host down, unreachable or filtered)",
+            "timed out after {:.1} s while connecting (host down, unreachable or filtered)",
             timeout.as_secs_f64()
         ),
         (_, Some(libc::EHOSTUNREACH)) => "no route to host (host unreachable)".to_owned(),

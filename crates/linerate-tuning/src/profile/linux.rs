@@ -1,8 +1,9 @@
 //! Linux formulas.
 
+use crate::buffers::{self, BufferInput};
 use crate::context::Role;
 use crate::finding::Severity;
-use crate::formula::{self, MAX_WINDOW};
+use crate::formula;
 use crate::profile::{Profile, Target};
 use crate::wording::bytes;
 
@@ -14,34 +15,32 @@ pub(crate) fn generate(p: &mut Profile) {
     let bdp_txt = bytes(bdp);
 
     if p.role.terminates_tcp() {
-        // Receive: 2 × BDP, a power of two, never below the kernel's default nor above 1 GiB.
-        let rmem_d = p.default_numbers("net.ipv4.tcp_rmem");
-        let wmem_d = p.default_numbers("net.ipv4.tcp_wmem");
-        let rcv = formula::next_pow2(formula::linux_rcvbuf_need(p.bdp)).min(MAX_WINDOW);
-        let snd = formula::next_pow2(bdp.saturating_mul(2)).min(MAX_WINDOW);
-        if let [min, def, max] = rmem_d[..] {
-            let new_max = (rcv as i64).max(max);
-            p.set(Target::Sysctl, "net.ipv4.tcp_rmem", format!("{min} {def} {new_max}"), Severity::Warning,
-                format!("max = 2 × BDP = 2 × {bdp_txt} → next power of two, ≥ the kernel's {max} and ≤ 1 GiB (window scale 14); about half of the buffer carries window"));
-            if new_max > max_or(&p.default_numbers("net.core.rmem_max")) {
-                p.set(Target::Sysctl, "net.core.rmem_max", new_max, Severity::Info,
-                    "= tcp_rmem max, so applications that set SO_RCVBUF (iperf3 -w) reach the same window".into());
+        // The one buffer answer (also `calc bdp`'s and `lint`'s): set what the kernel's
+        // defaults do not cover, and say so for what they do.
+        let advice = buffers::linux(&BufferInput {
+            rate,
+            rtt,
+            version: c.version.clone(),
+            ram: c.ram,
+            page_size: c.page_size,
+        });
+        match advice {
+            Ok(advice) => {
+                for k in &advice.keys {
+                    if k.change {
+                        let need = if k.key.starts_with("net.ipv4") {
+                            Severity::Warning
+                        } else {
+                            Severity::Info
+                        };
+                        p.set(Target::Sysctl, k.key, &k.value, need, k.reason.clone());
+                    } else {
+                        p.notes
+                            .push(format!("{} = {}: {}", k.key, k.value, k.reason));
+                    }
+                }
             }
-        }
-        if let [min, def, max] = wmem_d[..] {
-            let new_max = (snd as i64).max(max);
-            p.set(Target::Sysctl, "net.ipv4.tcp_wmem", format!("{min} {def} {new_max}"), Severity::Warning,
-                format!("max = 2 × BDP = 2 × {bdp_txt} → next power of two: one BDP unacknowledged in flight plus one queued"));
-            if new_max > max_or(&p.default_numbers("net.core.wmem_max")) {
-                p.set(
-                    Target::Sysctl,
-                    "net.core.wmem_max",
-                    new_max,
-                    Severity::Info,
-                    "= tcp_wmem max, so applications that set SO_SNDBUF reach the same window"
-                        .into(),
-                );
-            }
+            Err(e) => p.notes.push(format!("TCP buffers: {e}")),
         }
         // Restarting from IW10 after idle costs log2(BDP / IW) round trips on every burst.
         let iw = 10 * u64::from(c.mtu.saturating_sub(40));

@@ -28,7 +28,11 @@ use host::HostFacts;
      kernel rejects, a read-only key) or does harm; warning = a measurable cost or risk, shown \
      with its formula and threshold; info = style, redundancy, or outside linerate's knowledge \
      (a key with no rules, or one linerate cannot place, is info[unchecked], never an error).\n\n",
-    "Exit status: 0 nothing at or above --fail-on, 1 findings, 2 usage or I/O error."
+    "Exit status: 0 nothing at or above --fail-on, 1 findings, 2 usage or I/O error.\n\n",
+    "Examples:\n",
+    "  linerate audit --role router --rate 10G --rtt 1ms\n",
+    "  linerate audit --snapshot-out host.json\n",
+    "  linerate audit --snapshot sysctl-a.txt --host-snapshot host.json",
 ))]
 pub struct Args {
     /// Audit a `sysctl -a` dump (from any OS) instead of the live host

@@ -13,7 +13,13 @@ use linerate_units::BitRate;
 
 /// Arguments of `linerate calc`.
 #[derive(Debug, clap::Args)]
-#[command(after_help = linerate_units::RULES)]
+#[command(after_help = concat!(
+    "Examples:\n",
+    "  linerate calc rate --link 10G\n",
+    "  linerate calc bus --pcie gen3x8 --nics 2x10G\n",
+    "  linerate calc bdp --rate 1G --rtt 80ms\n",
+    "  linerate calc tunnel --encap pppoe,wireguard --link 1G",
+))]
 pub struct Args {
     #[command(subcommand)]
     command: CalcCommand,
@@ -66,7 +72,7 @@ fn print_json<T: serde::Serialize>(schema: &'static str, result: &T) -> anyhow::
 
 /// A bit rate above zero (a link of 0 bit/s carries nothing to compute).
 fn positive_rate(s: &str) -> Result<BitRate, String> {
-    let rate: BitRate = s.parse().map_err(|e| format!("{e}"))?;
+    let rate = BitRate::parse_with_unit(s).map_err(|e| format!("{e}"))?;
     if rate == BitRate::ZERO {
         return Err("the rate must be above zero".into());
     }

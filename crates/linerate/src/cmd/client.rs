@@ -7,10 +7,7 @@ mod tos;
 use std::io::Write;
 use std::net::IpAddr;
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
-use anyhow::Context;
 use linerate_iperf3::stream::Event as StreamEvent;
 use linerate_sys::signal::Signal;
 use linerate_traffic::config::{Family, Mode, SocketOptions};
@@ -21,12 +18,30 @@ use linerate_units::{BitRate, ByteSize, Duration};
 /// Arguments of `linerate client` (iperf3's client flags where iperf3 has one).
 #[derive(Debug, clap::Args)]
 #[command(
+    group = clap::ArgGroup::new("server").required(true).args(["host", "connect"]),
     after_help = "Talks iperf3's protocol: works against `iperf3 -s` and `linerate server`. \
-Sizes and rates follow linerate's unit rules: -l 128KiB (not 128K) for iperf3's 131072 bytes."
+Sizes and rates follow linerate's unit rules: -l 128KiB (not 128K) for iperf3's 131072 bytes. \
+Ctrl-C (SIGINT) or SIGTERM ends the test early: the summary so far is printed and the run is \
+stored marked partial; the exit status is 130 (143 after SIGTERM).
+
+Examples:
+  linerate client 198.18.0.2 -t 10 -P 4
+  linerate client -c 198.18.0.2 -R -O 2s
+  linerate client 198.18.0.2 -u -b 500M -l 1400 --bidir
+  linerate client 198.18.0.2 --mode rr --rr-size 64/1KiB --json"
 )]
 pub struct Args {
     /// Server host name or address
-    pub host: String,
+    #[arg(value_name = "HOST")]
+    pub host: Option<String>,
+    /// The server, as iperf3 takes it (`-c HOST`); the same as HOST
+    #[arg(
+        short = 'c',
+        long = "client",
+        value_name = "HOST",
+        conflicts_with = "host"
+    )]
+    pub connect: Option<String>,
     /// Where the run is stored (every run is, unless --no-store)
     #[command(flatten)]
     pub store: crate::cmd::history::db::StoreRunArgs,
@@ -36,16 +51,23 @@ pub struct Args {
     /// UDP instead of TCP
     #[arg(short, long)]
     pub udp: bool,
-    /// Test length
+    /// Test length (a bare number is seconds, as iperf3's -t)
     #[arg(
         short = 't',
-        long = "time",
+        long = "duration",
+        alias = "time",
         value_name = "DURATION",
-        default_value = "10s"
+        default_value = "10s",
+        allow_hyphen_values = true
     )]
-    pub time: Duration,
+    pub duration: Duration,
     /// Bytes to send instead of a time (e.g. 1GB, 100MiB)
-    #[arg(short = 'n', long = "bytes", value_name = "SIZE")]
+    #[arg(
+        short = 'n',
+        long = "bytes",
+        value_name = "SIZE",
+        allow_hyphen_values = true
+    )]
     pub bytes: Option<ByteSize>,
     /// Blocks (writes of -l bytes) to send instead of a time
     #[arg(short = 'k', long = "blockcount", value_name = "N")]
@@ -60,13 +82,28 @@ pub struct Args {
     #[arg(long)]
     pub bidir: bool,
     /// Write size (TCP, default 128KiB) or datagram payload (UDP, default 1448)
-    #[arg(short = 'l', long = "length", value_name = "SIZE")]
+    #[arg(
+        short = 'l',
+        long = "length",
+        value_name = "SIZE",
+        allow_hyphen_values = true
+    )]
     pub len: Option<ByteSize>,
     /// Target rate per stream (UDP default 1M, as iperf3; 0 = unlimited)
-    #[arg(short = 'b', long = "bitrate", value_name = "RATE")]
+    #[arg(
+        short = 'b',
+        long = "bitrate",
+        value_name = "RATE",
+        allow_hyphen_values = true
+    )]
     pub bitrate: Option<BitRate>,
     /// Socket buffer size (SO_SNDBUF and SO_RCVBUF)
-    #[arg(short = 'w', long = "window", value_name = "SIZE")]
+    #[arg(
+        short = 'w',
+        long = "window",
+        value_name = "SIZE",
+        allow_hyphen_values = true
+    )]
     pub window: Option<ByteSize>,
     /// TCP maximum segment size
     #[arg(short = 'M', long = "set-mss", value_name = "BYTES")]
@@ -79,7 +116,8 @@ pub struct Args {
         short = 'O',
         long = "omit",
         value_name = "DURATION",
-        default_value = "0"
+        default_value = "0",
+        allow_hyphen_values = true
     )]
     pub omit: Duration,
     /// Time between interval reports (0 = none)
@@ -87,7 +125,8 @@ pub struct Args {
         short = 'i',
         long = "interval",
         value_name = "DURATION",
-        default_value = "1s"
+        default_value = "1s",
+        allow_hyphen_values = true
     )]
     pub interval: Duration,
     /// IP TOS byte (decimal, 0x hex or 0o octal)
@@ -117,8 +156,9 @@ pub struct Args {
     /// Ask the server for its own report
     #[arg(long)]
     pub get_server_output: bool,
-    /// Timeout for connecting and for each handshake step
-    #[arg(long, value_name = "DURATION", default_value = "10s")]
+    /// Timeout for connecting and for each handshake step (a unit is required: iperf3 reads a
+    /// bare number here as milliseconds)
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = Duration::parse_with_unit, allow_hyphen_values = true)]
     pub connect_timeout: Duration,
     /// Print iperf3's JSON schema (plus a `linerate` object) at the end
     #[arg(short = 'J', long, conflicts_with = "json_stream")]
@@ -145,15 +185,23 @@ pub enum ModeArg {
 }
 
 impl Args {
+    /// The server: HOST or `-c HOST` (clap requires exactly one).
+    fn server(&self) -> &str {
+        self.host
+            .as_deref()
+            .or(self.connect.as_deref())
+            .unwrap_or_default()
+    }
+
     fn config(&self) -> anyhow::Result<ClientConfig> {
         if self.parallel == 0 || self.parallel > 128 {
             anyhow::bail!("-P {}: expected 1 to 128 streams", self.parallel);
         }
-        if self.time.as_std().is_zero() && self.bytes.is_none() && self.blocks.is_none() {
+        if self.duration.as_std().is_zero() && self.bytes.is_none() && self.blocks.is_none() {
             anyhow::bail!("-t 0: give a test length, or -n/-k to send a fixed amount");
         }
         Ok(ClientConfig {
-            host: self.host.clone(),
+            host: self.server().to_owned(),
             port: self.port,
             family: if self.v4 {
                 Family::V4
@@ -174,7 +222,7 @@ impl Args {
                 ModeArg::Rr => Mode::Rr,
                 ModeArg::Crr => Mode::Crr,
             },
-            duration: self.time.as_std(),
+            duration: self.duration.as_std(),
             bytes: self.bytes,
             blocks: self.blocks,
             parallel: self.parallel,
@@ -212,9 +260,7 @@ fn emit(line: &StreamEvent<'_>) {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut cfg = args.config()?;
     args.modes.apply(&mut cfg);
-    let interrupt = Arc::new(AtomicBool::new(false));
-    linerate_sys::signal::set_flag_on(&[Signal::SIGINT, Signal::SIGTERM], &interrupt)
-        .context("installing the signal handler")?;
+    let stop = crate::stop::Stop::install()?;
     let mut human = human::Renderer::new(&cfg);
     let mut mode_human = modes::ModeRenderer::new(&cfg);
     let result = {
@@ -228,10 +274,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 human.event(ev);
             }
         };
-        linerate_traffic::run_client(&cfg, &interrupt, &mut sink)
+        linerate_traffic::run_client(&cfg, stop.flag(), &mut sink)
     };
     let result = match result {
         Ok(r) => r,
+        Err(linerate_traffic::TrafficError::Interrupted) if stop.requested() => {
+            let sig = stop.signal().unwrap_or(Signal::SIGINT);
+            eprintln!(
+                "linerate: {} before any data moved: nothing to report or store",
+                crate::stop::name(sig)
+            );
+            return Ok(crate::stop::exit_code(sig));
+        }
         Err(e) => {
             if args.json || args.json_stream {
                 let err = serde_json::json!({"schema": linerate_traffic::result::SCHEMA, "error": e.to_string()});
@@ -246,7 +300,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             );
         }
     };
-    let document = report::document(&result);
+    let mut document = report::document(&result);
+    // A stop signal ended the test early: the results so far, marked partial everywhere.
+    let interrupted = stop.signal();
+    if let (Some(sig), Some(l)) = (interrupted, document.linerate.as_mut()) {
+        l.interrupted = Some(crate::stop::name(sig).to_owned());
+    }
     if args.json_stream {
         emit(&StreamEvent::End(&document.end));
     } else if args.json {
@@ -254,8 +313,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         crate::output::print_text(&modes::summary(&result, || human.summary(&result)))?;
     }
+    if let Some(sig) = interrupted {
+        eprintln!(
+            "linerate: {} ended the test early: the summary covers the {:.1} s it ran{}",
+            crate::stop::name(sig),
+            result.intervals.last().map_or(0.0, |iv| iv.end),
+            if args.store.no_store {
+                ""
+            } else {
+                "; the run is stored marked partial"
+            }
+        );
+    }
     store_run(&args, &document)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(interrupted.map_or(ExitCode::SUCCESS, crate::stop::exit_code))
 }
 
 /// Keeps the run in the results store (with this host's snapshot) and says under which id.

@@ -8,23 +8,43 @@ pub mod words;
 
 use std::process::ExitCode;
 
+use linerate_stats::comparison::SampleKind;
+
 use super::history::DbArgs;
 use crate::output;
 
 /// Arguments of `linerate compare`.
 #[derive(Debug, clap::Args)]
 #[command(group = clap::ArgGroup::new("which").required(true).args(["runs", "experiment"]))]
+#[command(
+    after_help = "An experiment is compared on one value per repetition; one that did not \
+complete (interrupted, killed, or still running) or has fewer than 2 repetitions of a variant is \
+refused unless --allow-incomplete.\n\n\
+Examples:\n  linerate compare 3 4\n  linerate compare 1,2,3 4,5,6 --confidence 99\n  \
+linerate compare --experiment window-buffers\n  \
+linerate compare --experiment window-buffers-3 --json --fail-on-difference"
+)]
 pub struct Args {
     /// Runs to compare, the first is the baseline. Single runs are compared on their
     /// per-interval throughput; ids joined by commas (`1,2,3 4,5,6`) form groups of repeated
     /// runs, compared on one value per repetition
     #[arg(value_name = "RUN", num_args = 2.., conflicts_with = "experiment")]
     runs: Vec<String>,
-    /// Compare an experiment's variants (one value per repetition), baseline first
-    #[arg(long, value_name = "ID")]
+    /// Compare an experiment's variants (one value per repetition), baseline first: its name
+    /// (the newest instance) or id (see `linerate experiments`)
+    #[arg(long, value_name = "NAME")]
     experiment: Option<String>,
+    /// Compare an experiment that did not complete, or has fewer than 2 repetitions of a
+    /// variant (variants with one value get no verdict)
+    #[arg(long, requires = "experiment")]
+    allow_incomplete: bool,
     /// Confidence level, percent
-    #[arg(short, long, default_value_t = 95.0, value_name = "PERCENT")]
+    #[arg(
+        long,
+        short_alias = 'c',
+        default_value_t = 95.0,
+        value_name = "PERCENT"
+    )]
     confidence: f64,
     /// Exit with status 1 when a difference is proven
     #[arg(long)]
@@ -38,18 +58,70 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let store = args.db.open_existing()?;
-    let groups = match &args.experiment {
-        Some(exp) => analysis::experiment_groups(&store, exp)?,
-        None => analysis::load_groups(&store, &analysis::parse_groups(&args.runs)?)?,
+    let mut notes = Vec::new();
+    let (groups, kind) = match &args.experiment {
+        Some(exp) => {
+            let found = analysis::experiment_groups(&store, exp)?;
+            if let Some(why) = found.shortfall() {
+                if !args.allow_incomplete {
+                    anyhow::bail!(
+                        "{why}. Not compared: such a verdict would not be evidence \
+                         (--allow-incomplete compares the variants with {} or more runs)",
+                        analysis::MIN_REPETITIONS
+                    );
+                }
+                notes.push(format!("{why}; compared anyway (--allow-incomplete)"));
+            }
+            let (groups, left_out) = found.comparable();
+            if !left_out.is_empty() {
+                notes.push(format!(
+                    "left out (fewer than {} repetitions): {}",
+                    analysis::MIN_REPETITIONS,
+                    left_out.join(", ")
+                ));
+            }
+            if groups.first().map(|g| &g.label) != found.groups.first().map(|g| &g.label) {
+                anyhow::bail!(
+                    "the baseline {} of experiment {} has fewer than {} repetitions: there is \
+                     nothing to compare the other variants with",
+                    found.groups.first().map_or("?", |g| g.label.as_str()),
+                    found.experiment.id,
+                    analysis::MIN_REPETITIONS
+                );
+            }
+            // One value per repetition, always: never per-interval samples for variants.
+            (groups, Some(SampleKind::PerRepetition))
+        }
+        None => (
+            analysis::load_groups(&store, &analysis::parse_groups(&args.runs)?)?,
+            None,
+        ),
     };
-    let Some(outcome) = verdicts::compare_groups(&groups, args.confidence)? else {
+    for g in &groups {
+        let partial: Vec<String> = g
+            .runs
+            .iter()
+            .filter(|(_, r)| r.partial)
+            .map(|(id, _)| id.to_string())
+            .collect();
+        if !partial.is_empty() {
+            notes.push(format!(
+                "{}: run(s) {} ended early (partial): their numbers cover only the time they ran",
+                g.label,
+                partial.join(", ")
+            ));
+        }
+    }
+    let Some(outcome) = verdicts::compare_groups(&groups, args.confidence, kind)? else {
         anyhow::bail!(
-            "a comparison needs two groups or more; experiment {} has one variant",
+            "a comparison needs two groups or more; experiment {} has one variant to compare",
             args.experiment.as_deref().unwrap_or("?")
         );
     };
     if args.json {
-        output::print_json(&outcome.json())?;
+        let mut doc = outcome.json();
+        doc["notes"] = serde_json::json!(notes);
+        output::print_json(&doc)?;
     } else {
         let mut text = format!(
             "Compared: {}; values below in {}; Student's t at {}% confidence.\n\n",
@@ -60,7 +132,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         text.push_str(&outcome.ministat);
         text.push('\n');
         text.push_str(&outcome.differences());
-        for w in outcome.warnings() {
+        for w in outcome.warnings().iter().chain(&notes) {
             text.push_str(&format!("warning: {w}\n"));
         }
         output::print_text(&text)?;

@@ -6,6 +6,11 @@ use clap_complete::Shell;
 
 /// Arguments of `linerate completions`.
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  linerate completions bash > /etc/bash_completion.d/linerate\n  \
+    linerate completions zsh > ~/.zfunc/_linerate\n  \
+    linerate completions fish > ~/.config/fish/completions/linerate.fish"
+)]
 pub struct Args {
     /// The shell to generate completions for
     #[arg(value_enum)]

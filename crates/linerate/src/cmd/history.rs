@@ -15,6 +15,9 @@ pub use db::DbArgs;
 
 /// Arguments of `linerate history`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  linerate history --last 10\n  \
+    linerate history --mode tcp --peer 198.18.0.2 --csv\n  \
+    linerate history --experiment window-buffers --json")]
 pub struct Args {
     /// Only the N most recent runs
     #[arg(long, value_name = "N",
@@ -26,8 +29,9 @@ pub struct Args {
     /// Only runs against this peer: a host (any port) or host:port
     #[arg(long, value_name = "HOST[:PORT]")]
     peer: Option<String>,
-    /// Only runs of this experiment
-    #[arg(long, value_name = "ID")]
+    /// Only runs of this experiment: its name (the newest instance) or id (see `linerate
+    /// experiments`)
+    #[arg(long, value_name = "NAME")]
     experiment: Option<String>,
     /// Print JSON (schema linerate.history/1)
     #[arg(long, conflicts_with = "csv")]
@@ -45,11 +49,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let path = args.db.path()?;
         return render(&args, &path, &[]);
     };
+    // A name is its newest instance, as everywhere an experiment is asked for.
+    let experiment = match &args.experiment {
+        Some(e) => Some(store.resolve_experiment(e)?.id),
+        None => None,
+    };
     let filter = RunFilter {
         last: args.last,
         mode: args.mode.clone(),
         peer: args.peer.clone(),
-        experiment: args.experiment.clone(),
+        experiment,
     };
     let runs = store.list(&filter)?;
     render(&args, store.path(), &runs)

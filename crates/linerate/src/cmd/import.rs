@@ -15,6 +15,10 @@ use crate::output;
 
 /// Arguments of `linerate import`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  linerate import run1.json run2.json\n  \
+    iperf3 -c 198.18.0.2 --json | linerate import -\n  \
+    linerate import --experiment bufs --variant baseline a.json b.json\n  \
+    linerate import --experiment bufs --variant 4M --sweep 4194304 --sweep-label \"rmem_max (bytes)\" c.json")]
 pub struct Args {
     /// iperf3 output files (`iperf3 --json` or `--json-stream`; `-` reads standard input)
     #[arg(value_name = "FILE", required = true)]

@@ -1,5 +1,6 @@
 //! `linerate lab`: network-namespace test beds with emulated links.
 
+mod record;
 mod render;
 
 use std::ffi::OsString;
@@ -31,27 +32,67 @@ const LAB_HELP: &str = "\
 Topologies: pair = gen 198.18.0.1 -- l0 -- recv 198.18.0.2; router = gen 198.18.0.1 -- l0 -- \
 198.18.0.254 dut 198.19.0.254 -- l1 -- recv 198.19.0.1. Namespaces and interfaces are named \
 lr-NAME-*. Link flags take [TARGET=]VALUE: no target = every link and direction; l0 = one link; \
-l0:fwd / l0:rev = one direction (fwd goes toward recv).";
+l0:fwd / l0:rev = one direction (fwd goes toward recv).
+
+Examples:
+  linerate lab up demo --topology router --rate 1G --delay 20ms
+  linerate lab exec demo gen -- ping -c 3 198.19.0.1
+  linerate lab down demo
+  linerate lab run";
 
 #[derive(Debug, clap::Subcommand)]
 enum LabCommand {
     /// Build a lab
+    #[command(
+        after_help = "Examples:\n  linerate lab up demo --rate 1G --delay 20ms\n  \
+        linerate lab up demo --topology router --rate 1G --delay 20ms --loss l1:fwd=0.1%\n  \
+        linerate lab up demo --emulator userspace --jitter 1ms --sysctl recv:net.ipv4.tcp_rmem='4096 131072 33554432'"
+    )]
     Up(Box<UpArgs>),
     /// Remove a lab and everything in it (works after crashes too)
+    #[command(after_help = "Examples:\n  linerate lab down demo\n  linerate lab down demo --json")]
     Down(DownArgs),
     /// List labs, one per line, name first
+    #[command(after_help = "Examples:\n  linerate lab list\n  linerate lab list --json")]
     List(ListArgs),
     /// Show a lab: nodes, addresses, links, emulator and its counters
+    #[command(after_help = "Examples:\n  linerate lab show demo\n  linerate lab show demo --json")]
     Show(ShowArgs),
     /// Run a command inside a node: lab exec NAME NODE -- CMD [ARGS...]
+    #[command(
+        after_help = "Examples:\n  linerate lab exec demo recv -- iperf3 -s -D\n  \
+        linerate lab exec demo gen -- ping -c 3 198.18.0.2"
+    )]
     Exec(ExecArgs),
     /// Set sysctls inside a node (per-namespace keys only), read back
+    #[command(after_help = "Examples:\n  \
+        linerate lab set demo recv net.ipv4.tcp_rmem=\"4096 131072 33554432\"\n  \
+        linerate lab set demo gen net.ipv4.tcp_congestion_control=bbr --json")]
     Set(SetArgs),
     /// Apply a firewall variant (nftables) on a node: none, stateless:N, stateful, file:PATH
+    #[command(
+        after_help = "Examples:\n  linerate lab firewall demo stateless:1000\n  \
+        linerate lab firewall demo stateful --node dut\n  linerate lab firewall demo none"
+    )]
     Firewall(FirewallArgs),
     /// Validate an experiment file (TOML) against this host and print its plan
+    #[command(
+        after_help = "Examples:\n  linerate lab check examples/lab/window-buffers.toml\n  \
+        linerate lab check examples/lab/rmem-sweep.toml --json"
+    )]
     Check(CheckArgs),
     /// Run an experiment: variants interleaved and repeated, each run on a fresh lab
+    #[command(
+        after_help = "Every run is stored as it ends, in an experiment marked running; \
+        it is marked complete after the last run. Ctrl-C or SIGTERM stops the experiment (the run \
+        under way does not count) and removes the lab: the summary so far is printed, the runs \
+        made are kept marked interrupted (compare refuses them unless --allow-incomplete; \
+        `linerate experiments --remove ID` drops them) and the exit status is 130 (143 after \
+        SIGTERM).\n\n\
+        Examples:\n  linerate lab run\n  \
+        linerate lab run examples/lab/rmem-sweep.toml --repeat 3 --html sweep.html\n  \
+        linerate lab run examples/lab/window-buffers.toml -t 2s --no-store --json"
+    )]
     Run(RunArgs),
     /// Run the userspace link emulator (started by `lab up`)
     #[command(hide = true)]
@@ -60,6 +101,16 @@ enum LabCommand {
 
 fn parse_name(s: &str) -> Result<LabName, String> {
     s.parse::<LabName>().map_err(|e| e.to_string())
+}
+
+/// `[TARGET=]RATE` with the rate's unit written out.
+fn targeted_rate(s: &str) -> Result<Targeted<BitRate>, String> {
+    Targeted::parse_with(s, BitRate::parse_with_unit)
+}
+
+/// `[TARGET=]DURATION` with the duration's unit written out.
+fn targeted_duration(s: &str) -> Result<Targeted<Duration>, String> {
+    Targeted::parse_with(s, Duration::parse_with_unit)
 }
 
 #[derive(Debug, clap::Args)]
@@ -78,16 +129,16 @@ struct UpArgs {
     #[arg(long, value_name = "[LINK=]on|off")]
     offloads: Vec<Targeted<OnOff>>,
     /// Emulated link rate, e.g. 1G
-    #[arg(long, value_name = "[TARGET=]RATE")]
+    #[arg(long, value_name = "[TARGET=]RATE", value_parser = targeted_rate, allow_hyphen_values = true)]
     rate: Vec<Targeted<BitRate>>,
     /// One-way delay, e.g. 20ms
-    #[arg(long, value_name = "[TARGET=]TIME")]
+    #[arg(long, value_name = "[TARGET=]DURATION", value_parser = targeted_duration, allow_hyphen_values = true)]
     delay: Vec<Targeted<Duration>>,
     /// Uniform jitter around the delay, e.g. 1ms (frames keep their order unless --reorder)
-    #[arg(long, value_name = "[TARGET=]TIME")]
+    #[arg(long, value_name = "[TARGET=]DURATION", value_parser = targeted_duration, allow_hyphen_values = true)]
     jitter: Vec<Targeted<Duration>>,
     /// Random (Bernoulli) loss, e.g. 0.1%
-    #[arg(long, value_name = "[TARGET=]PERCENT")]
+    #[arg(long, value_name = "[TARGET=]PERCENT", allow_hyphen_values = true)]
     loss: Vec<Targeted<Percent>>,
     /// Frames held per direction before tail drop (default: 2 x BDP, at least 1000)
     #[arg(long, value_name = "[TARGET=]FRAMES")]
@@ -111,7 +162,7 @@ struct DownArgs {
     /// Lab name
     #[arg(value_parser = parse_name)]
     name: LabName,
-    /// Print what was removed as JSON
+    /// Print what was removed as JSON (schema linerate.lab-down/1)
     #[arg(long)]
     json: bool,
 }
@@ -192,8 +243,11 @@ struct RunArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
     repeat: Option<u32>,
     /// Duration of every run (overrides the file), e.g. 2s
-    #[arg(long, value_name = "TIME")]
+    #[arg(short = 't', long, value_name = "DURATION", allow_hyphen_values = true)]
     duration: Option<Duration>,
+    /// Results and errors only: no progress on the terminal, no closing hints
+    #[arg(short, long)]
+    quiet: bool,
     /// Lab name to use (default: the file's lab_name, or x + pid digits)
     #[arg(long, value_parser = parse_name)]
     lab_name: Option<LabName>,
@@ -418,7 +472,7 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
         state_dir: dir.clone(),
         emulator_exe: exe,
     };
-    let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let tty = !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
     // On a terminal: a bar over all runs (with elapsed time, ticking while a run is under way)
     // and one line per finished run above it; piped: quiet.
     let bar = tty.then(|| {
@@ -433,36 +487,12 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
         pb.enable_steady_tick(std::time::Duration::from_millis(200));
         pb
     });
-    let started = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let experiment_id = format!("{}-{started}", exp.name);
-    let mut stored = 0usize;
-    let mut store_error: Option<anyhow::Error> = None;
-    let sweep = exp.sweep.clone();
+    // The experiment is in the store (running) before its first run: its identity comes
+    // from there, and a killed runner leaves it reading as incomplete.
+    let mut recorder = record::Recorder::begin(&a.store, &exp)?;
     let mut progress = |r: &linerate_lab::runner::RunRecord, i: usize, n: usize| {
         // Each run is stored as it ends, so an interrupted experiment keeps what it measured.
-        if let (Some(doc), None) = (
-            r.measure.as_ref().and_then(|m| m.document.as_ref()),
-            &store_error,
-        ) {
-            let experiment = linerate_store::ExperimentRef {
-                experiment: experiment_id.clone(),
-                variant: r.variant.clone(),
-                repetition: r.slot.repetition + 1,
-                sweep_value: sweep
-                    .as_ref()
-                    .and_then(|s| s.values.get(r.slot.variant))
-                    .and_then(|v| v.parse::<f64>().ok()),
-                sweep_label: sweep.as_ref().map(|s| s.parameter.clone()),
-            };
-            match crate::cmd::history::db::store_measured_run(&a.store, doc, None, Some(experiment))
-            {
-                Ok(Some(_)) => stored += 1,
-                Ok(None) => {}
-                Err(e) => store_error = Some(e),
-            }
-        }
+        recorder.record(r);
         if let Some(pb) = &bar {
             let what = match (&r.measure, &r.error) {
                 (Some(m), _) => render::quantity(m.value, m.unit),
@@ -488,20 +518,58 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(pb) = &bar {
         pb.finish_and_clear();
     }
-    let result = result?;
+    let result = match result {
+        Ok(r) => r,
+        Err(e) => {
+            // Stopped before its last run: what was stored stays, marked so.
+            let _ = recorder.finish(linerate_store::ExperimentStatus::Interrupted);
+            return Err(match recorder.id() {
+                Some(id) => anyhow::Error::new(e).context(format!(
+                    "lab run: experiment {id} stopped after {} stored run(s), marked interrupted",
+                    recorder.stored
+                )),
+                None => e.into(),
+            });
+        }
+    };
+    let interrupted = result.interrupted.map(crate::stop::from_number);
+    recorder.finish(if interrupted.is_some() {
+        linerate_store::ExperimentStatus::Interrupted
+    } else {
+        linerate_store::ExperimentStatus::Complete
+    })?;
     if a.json {
-        output::print_json(&result)?;
+        let mut doc = serde_json::to_value(&result)?;
+        doc["stored_as"] = serde_json::json!(recorder.id());
+        output::print_json(&doc)?;
     } else {
         output::print_text(&render::run_text(&exp, &result))?;
     }
-    if let Some(e) = store_error {
+    if let Some(e) = recorder.error.take() {
         return Err(e.context(format!(
-            "lab run: {stored} run(s) were stored before the results store failed"
+            "lab run: {} run(s) were stored before the results store failed",
+            recorder.stored
         )));
     }
-    if stored > 0 {
-        eprintln!("stored {stored} run(s) as experiment {experiment_id}");
+    if let Some(sig) = interrupted {
+        let planned = exp.variants.len() * exp.repetitions as usize;
+        eprint!(
+            "linerate: {}",
+            recorder.interrupted(crate::stop::name(sig), result.runs.len(), planned)
+        );
+        return Ok(crate::stop::exit_code(sig));
     }
+    if a.json || a.quiet {
+        if let Some(id) = recorder.id() {
+            eprintln!(
+                "linerate: stored {} run(s) as experiment {id}",
+                recorder.stored
+            );
+        }
+    } else {
+        output::print_text(&format!("\n{}", recorder.closing()))?;
+    }
+    let experiment_id = recorder.id().unwrap_or_default().to_owned();
     if let Some(html) = &a.html {
         // The report command owns HTML rendering; run it on this experiment's stored runs.
         let exe = std::env::current_exe().context("locate the linerate executable")?;

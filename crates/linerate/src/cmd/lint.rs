@@ -24,7 +24,11 @@ use target::TargetArgs;
      kernel rejects, a read-only key) or does harm; warning = a measurable cost or risk, shown \
      with its formula and threshold; info = style, redundancy, or outside linerate's knowledge \
      (a key with no rules, or one linerate cannot place, is info[unchecked], never an error).\n\n",
-    "Exit status: 0 nothing at or above --fail-on, 1 findings, 2 usage or I/O error."
+    "Exit status: 0 nothing at or above --fail-on, 1 findings, 2 usage or I/O error.\n\n",
+    "Examples:\n",
+    "  linerate lint /etc/sysctl.d/*.conf --ram 64GiB --rate 10G --rtt 80ms\n",
+    "  linerate lint /boot/loader.conf /etc/sysctl.conf\n",
+    "  linerate lint sysctl-a.txt --input-format dump --kernel 5.15 --json",
 ))]
 pub struct Args {
     /// Files to check (sysctl.conf, sysctl.d/*.conf, loader.conf, tuned.conf, `sysctl -a` output,
@@ -36,8 +40,8 @@ pub struct Args {
     pub os: Option<Os>,
     /// File grammar: sysctl, loader, dump, reg, tuned (default: detected from the name, e.g.
     /// loader.conf, loader.conf.local, loader.conf.d/*, and the content)
-    #[arg(long)]
-    pub format: Option<Format>,
+    #[arg(long, value_name = "FORMAT", alias = "format")]
+    pub input_format: Option<Format>,
     #[command(flatten)]
     pub target: TargetArgs,
     /// Exit 1 when a finding is at or above: error, warning, info, never
@@ -73,10 +77,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for path in expand(&args.files)? {
         let path = &path;
         let name = path.display().to_string();
-        let bytes = std::fs::read(path).with_context(|| format!("cannot read {name}"))?;
+        let bytes = std::fs::read(path).with_context(|| format!("cannot open {name}"))?;
+        if let Some(at) = output::binary_at(&bytes) {
+            bail!(
+                "{name}: not a text file (a NUL byte at offset {at}); lint reads sysctl.conf, \
+                 sysctl.d, loader.conf, tuned.conf, `sysctl -a` dumps and .reg exports"
+            );
+        }
         let text = parse::decode(&bytes);
         let format = args
-            .format
+            .input_format
             .unwrap_or_else(|| parse::detect_format(&name, &text));
         let parsed = parse::parse(&name, &text, format);
         let os = match args

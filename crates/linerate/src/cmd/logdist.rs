@@ -42,9 +42,15 @@ pub struct Options {
     #[arg(long, num_args = 2, value_names = ["BEFORE", "AFTER"], conflicts_with = "files")]
     pub compare: Option<Vec<PathBuf>>,
 
-    /// Log format
-    #[arg(long, value_enum, default_value = "auto")]
-    pub format: FormatArg,
+    /// Log format (the grammar of the input)
+    #[arg(
+        long,
+        value_enum,
+        default_value = "auto",
+        value_name = "FORMAT",
+        alias = "format"
+    )]
+    pub input_format: FormatArg,
 
     /// The time field: nginx request_time (default) or upstream_response_time; for JSON a
     /// dotted path (default request_time)
@@ -86,15 +92,15 @@ pub struct Options {
     pub last: Option<u64>,
 
     /// Histogram bin width
-    #[arg(long, default_value = "100ms")]
+    #[arg(long, default_value = "100ms", value_name = "DURATION", value_parser = Duration::parse_with_unit, allow_hyphen_values = true)]
     pub bin: Duration,
 
     /// Upper edge of the last bin; slower requests go to one overflow bin
-    #[arg(long, default_value = "6s")]
+    #[arg(long, default_value = "6s", value_name = "DURATION", value_parser = Duration::parse_with_unit, allow_hyphen_values = true)]
     pub max: Duration,
 
     /// Report the share of requests under this time (default: the bin width)
-    #[arg(long)]
+    #[arg(long, value_name = "DURATION", value_parser = Duration::parse_with_unit, allow_hyphen_values = true)]
     pub threshold: Option<Duration>,
 
     /// Exact percentiles (memory grows with the number of distinct times)
@@ -107,8 +113,12 @@ pub struct Options {
     pub threads: Option<usize>,
 
     /// Confidence level of the comparison, in percent
-    #[arg(long, default_value_t = 95.0)]
+    #[arg(long, default_value_t = 95.0, value_name = "PERCENT")]
     pub confidence: f64,
+
+    /// Results and errors only: no progress on the terminal
+    #[arg(short, long)]
+    pub quiet: bool,
 
     /// With --compare: exit 1 when the test finds a difference
     #[arg(long, requires = "compare")]
@@ -130,8 +140,8 @@ pub struct Options {
 const AFTER_HELP: &str = "\
 Formats: nginx combined/common with $request_time [$upstream_response_time] appended \
 (seconds), Apache with %D (microseconds, apache-us) or %T (seconds, apache-s), JSON lines \
-(--field a.b.c), or any line with --regex '(?P<time>[0-9.]+)'. --format auto detects nginx, \
-apache-us and json from the first lines.
+(--field a.b.c), or any line with --regex '(?P<time>[0-9.]+)'. --input-format auto detects \
+nginx, apache-us and json from the first lines.
 
 Percentiles use the nearest rank. Without --exact they come from a log-linear histogram \
 with bounded memory and are within ±0.049 % (1/2048) of the exact value; mean, min and max \
@@ -141,9 +151,15 @@ line gives a time.
 --compare BEFORE AFTER tests the two distributions with the two-sample Kolmogorov-Smirnov \
 test (asymptotic Kolmogorov distribution with Stephens' small-sample correction): it compares \
 whole distributions, so a shorter tail or a larger share under the threshold counts even when \
-the median does not move. \"No difference proven\" means p >= 1 - confidence.";
+the median does not move. \"No difference proven\" means p >= 1 - confidence.
 
-/// `--format`: the engine's [`Format`], with the help text of each value.
+Examples:
+  linerate logdist /var/log/nginx/access.log --status 200 --last 10000
+  linerate logdist access.log.1.gz --json
+  linerate logdist --compare before.log after.log --svg dist.svg
+  linerate logdist app.log --input-format json --field timing.total --unit ms --bin 50ms";
+
+/// `--input-format`: the engine's [`Format`], with the help text of each value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FormatArg {
     /// Detect from the first lines (nginx, apache-us or json).
@@ -184,7 +200,30 @@ fn parse_unit(s: &str) -> Result<u64, String> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let args = *args.options;
+    // Ctrl-C ends the reading: the distribution of the lines read so far is the result.
+    let stop = crate::stop::Stop::install()?;
+    let outcome = analyse(*args.options, &stop);
+    match (outcome, stop.signal()) {
+        (Ok(code), None) => Ok(code),
+        (Ok(_), Some(sig)) => {
+            eprintln!(
+                "linerate: {} stopped the reading: the results cover the lines read before it",
+                crate::stop::name(sig)
+            );
+            Ok(crate::stop::exit_code(sig))
+        }
+        (Err(e), Some(sig)) => {
+            eprintln!(
+                "linerate: {e:#} ({} stopped the reading)",
+                crate::stop::name(sig)
+            );
+            Ok(crate::stop::exit_code(sig))
+        }
+        (Err(e), None) => Err(e),
+    }
+}
+
+fn analyse(args: Options, stop: &crate::stop::Stop) -> anyhow::Result<ExitCode> {
     let bin_ns = args.bin.as_nanos();
     if bin_ns == 0 {
         bail!("--bin {}: the bin width must be above zero", args.bin);
@@ -207,10 +246,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             args.confidence
         );
     }
-    let format = Format::from(args.format);
+    let format = Format::from(args.input_format);
     if args.regex.is_some() && !matches!(format, Format::Auto | Format::Regex) {
         bail!(
-            "--regex goes with --format regex (or auto), not {}",
+            "--regex goes with --input-format regex (or auto), not {}",
             format.name()
         );
     }
@@ -235,7 +274,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         unit_ns: args.unit,
         regex: args.regex.clone(),
     };
-    let progress = progress::Bars::on_terminal();
+    let progress = if args.quiet {
+        progress::Bars::hidden()
+    } else {
+        progress::Bars::on_terminal()
+    }
+    .stopping_on(stop);
     let plan = Plan {
         format,
         choice: &choice,

@@ -9,6 +9,10 @@ use anyhow::{Context, bail};
 
 /// Arguments of `linerate man`.
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  linerate man | man -l -\n  linerate man calc rate\n  \
+    linerate man --dir /usr/local/share/man/man1"
+)]
 pub struct Args {
     /// The page of a subcommand, e.g. `calc` or `calc rate` (default: the top page, linerate(1))
     #[arg(value_name = "COMMAND")]

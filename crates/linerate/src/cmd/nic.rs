@@ -56,7 +56,13 @@ pub struct Args {
     pub watch: bool,
 
     /// Sampling interval for --watch
-    #[arg(short = 'i', long, default_value = "1s", value_name = "DURATION")]
+    #[arg(
+        short = 'i',
+        long,
+        default_value = "1s",
+        value_name = "DURATION",
+        allow_hyphen_values = true
+    )]
     pub interval: Duration,
 
     /// Stop --watch after N intervals
@@ -65,7 +71,13 @@ pub struct Args {
     pub count: Option<u64>,
 
     /// Stop --watch after this long
-    #[arg(long, value_name = "DURATION", requires = "watch")]
+    #[arg(
+        short = 't',
+        long,
+        value_name = "DURATION",
+        requires = "watch",
+        allow_hyphen_values = true
+    )]
     pub duration: Option<Duration>,
 
     /// With --watch: one JSON object per interval per line (schema linerate.nic-watch/1)

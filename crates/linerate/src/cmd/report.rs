@@ -17,13 +17,19 @@ use crate::output;
 /// Arguments of `linerate report`.
 #[derive(Debug, clap::Args)]
 #[command(group = clap::ArgGroup::new("which").required(true).args(["runs", "experiment", "last"]))]
+#[command(
+    after_help = "Examples:\n  linerate report --experiment window-buffers -o report.html\n  \
+    linerate report 1,2,3 4,5,6 -o runs.html --svg charts/\n  \
+    linerate report --last 5 -o last.html --png charts/"
+)]
 pub struct Args {
     /// Runs to report on (ids from `linerate history`); several ids joined by commas form
     /// one group of repetitions, e.g. `1,2,3 4,5,6`
     #[arg(value_name = "RUN")]
     runs: Vec<String>,
-    /// Report on an experiment: its variants compared, and its sweep curve if it has one
-    #[arg(long, value_name = "ID", conflicts_with_all = ["runs", "last"])]
+    /// Report on an experiment (its name: the newest instance; or its id): its variants
+    /// compared, and its sweep curve if it has one
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["runs", "last"])]
     experiment: Option<String>,
     /// Report on the N most recent runs
     #[arg(long, value_name = "N", conflicts_with = "runs",
@@ -42,7 +48,12 @@ pub struct Args {
     #[arg(long)]
     title: Option<String>,
     /// Confidence level for comparisons, percent
-    #[arg(short, long, default_value_t = 95.0, value_name = "PERCENT")]
+    #[arg(
+        long,
+        short_alias = 'c',
+        default_value_t = 95.0,
+        value_name = "PERCENT"
+    )]
     confidence: f64,
     /// Print what was written as JSON (schema linerate.report/1)
     #[arg(long)]
@@ -56,11 +67,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         anyhow::bail!("say where to write: -o report.html, --svg DIR or --png DIR");
     }
     let store = args.db.open_existing()?;
+    let mut kind = None;
     let (groups, title) = if let Some(exp) = &args.experiment {
-        (
-            analysis::experiment_groups(&store, exp)?,
-            format!("Experiment {exp}"),
-        )
+        let found = analysis::experiment_groups(&store, exp)?;
+        kind = Some(linerate_stats::comparison::SampleKind::PerRepetition);
+        if let Some(why) = found.shortfall() {
+            crate::output::warn(&format!(
+                "{why}: the report shows the runs, and compares only variants with {} or more",
+                analysis::MIN_REPETITIONS
+            ));
+        }
+        let title = match found.experiment.status {
+            linerate_store::ExperimentStatus::Complete
+            | linerate_store::ExperimentStatus::Unknown => {
+                format!("Experiment {}", found.experiment.id)
+            }
+            status => format!("Experiment {} ({status})", found.experiment.id),
+        };
+        (found.groups, title)
     } else if let Some(n) = args.last {
         let listed = store.list(&RunFilter {
             last: Some(n),
@@ -85,8 +109,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // or an experiment's variants, are compared.
     let comparison = if args.last.is_some() {
         None
+    } else if kind.is_some() {
+        // An experiment: its variants with enough repetitions, one value per repetition.
+        let comparable: Vec<analysis::Group> = groups
+            .iter()
+            .filter(|g| g.runs.len() >= analysis::MIN_REPETITIONS)
+            .cloned()
+            .collect();
+        match comparable.first() {
+            Some(b) if Some(&b.label) == groups.first().map(|g| &g.label) => {
+                verdicts::compare_groups(&comparable, args.confidence, kind)?
+            }
+            _ => None,
+        }
     } else {
-        verdicts::compare_groups(&groups, args.confidence)?
+        verdicts::compare_groups(&groups, args.confidence, None)?
     };
     let comparison_title = match (&args.experiment, groups.first()) {
         (Some(_), Some(base)) => format!("Variants compared with {}", base.label),

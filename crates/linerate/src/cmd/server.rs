@@ -4,10 +4,8 @@ use std::io::Write;
 use std::net::IpAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
-use linerate_sys::signal::Signal;
 use linerate_traffic::server::{Level, ServerLog};
 use linerate_traffic::{Server, ServerConfig};
 use linerate_units::Duration;
@@ -16,7 +14,13 @@ use linerate_units::Duration;
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Any iperf3 client (or `linerate client`) can run tests against this \
-server; unlike iperf3, several clients can test at the same time. Logs go to stderr."
+server; unlike iperf3, several clients can test at the same time. Logs go to stderr. SIGINT or \
+SIGTERM stops it cleanly (exit 130 or 143).
+
+Examples:
+  linerate server
+  linerate server -p 5202 -B 198.18.0.2 --max-tests 4
+  linerate server --one-off --idle-timeout 10s"
 )]
 pub struct Args {
     /// Port for control and data (TCP and UDP)
@@ -35,13 +39,13 @@ pub struct Args {
     #[arg(long, default_value_t = 128, value_name = "N")]
     pub max_streams: u32,
     /// Longest test accepted
-    #[arg(long, default_value = "1h", value_name = "DURATION")]
+    #[arg(long, default_value = "1h", value_name = "DURATION", value_parser = Duration::parse_with_unit, allow_hyphen_values = true)]
     pub max_duration: Duration,
     /// Time a client gets for each handshake step
-    #[arg(long, default_value = "10s", value_name = "DURATION")]
+    #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = Duration::parse_with_unit, allow_hyphen_values = true)]
     pub handshake_timeout: Duration,
     /// A test that moves no data for this long is ended
-    #[arg(long, default_value = "30s", value_name = "DURATION")]
+    #[arg(long, default_value = "30s", value_name = "DURATION", value_parser = Duration::parse_with_unit, allow_hyphen_values = true)]
     pub idle_timeout: Duration,
     /// Bind data sockets to a network device (SO_BINDTODEVICE)
     #[arg(long, value_name = "DEV")]
@@ -97,15 +101,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             ..Default::default()
         },
     };
-    let stop = Arc::new(AtomicBool::new(false));
-    linerate_sys::signal::set_flag_on(&[Signal::SIGINT, Signal::SIGTERM], &stop)
-        .context("installing the signal handler")?;
+    let stop = crate::stop::Stop::install()?;
     let log: linerate_traffic::server::LogSink = Arc::new(|rec: ServerLog| {
         let _ = std::io::stderr()
             .lock()
             .write_all(log_line(&rec).as_bytes());
     });
     let server = Server::bind(cfg, log).context("starting the server")?;
-    server.serve(&stop).context("serving")?;
-    Ok(ExitCode::SUCCESS)
+    server.serve(stop.flag()).context("serving")?;
+    // Stopped by a signal (the tests under way ended cleanly): 130 or 143, as every command.
+    Ok(stop
+        .signal()
+        .map_or(ExitCode::SUCCESS, crate::stop::exit_code))
 }

@@ -12,6 +12,7 @@ use crate::output;
 
 /// Arguments of `linerate show`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  linerate show 12\n  linerate show 12 --json")]
 pub struct Args {
     /// The run's id (as `linerate history` lists it)
     #[arg(value_name = "RUN")]

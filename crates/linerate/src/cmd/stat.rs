@@ -18,7 +18,11 @@ use crate::output::print_json;
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Confidence levels (-c): 80, 90, 95, 98, 99, 99.5. Exit status: 0 on success, \
-2 on bad usage, unreadable files or invalid data.",
+2 on bad usage, unreadable files or invalid data.
+
+Examples:
+  linerate stat before.txt after.txt
+  linerate stat -A -c 99 base.txt a.txt b.txt",
     after_long_help = "Each FILE holds one number per line (in column -C, split by -d); '#' starts \
 a comment. Every set after the first is compared with the first by Student's t test with pooled \
 variance (or the Mann-Whitney U test with --test mann-whitney). Without FILE the data is read \
@@ -28,7 +32,13 @@ of the two middle values; the relative error accounts for the ratio of the means
 '-' is named '-' in the legend; a missing file exits 2 and is reported before any file is read; \
 CRLF lines are accepted. Lines may be of any length.\n\nConfidence levels (-c): 80, 90, 95, \
 98, 99, 99.5 (ministat's table; its 99.5 column holds the two-sided 99.8 % values, kept for \
-compatibility). Exit status: 0 on success, 2 on bad usage, unreadable files or invalid data."
+compatibility). Exit status: 0 on success, 2 on bad usage, unreadable files or invalid data.
+
+Examples:
+  linerate stat before.txt after.txt
+  linerate stat -A -c 99 base.txt a.txt b.txt
+  linerate stat --test mann-whitney lat-a lat-b
+  linerate stat --json before.txt after.txt"
 )]
 pub struct Args {
     /// Print statistics only: suppress the graph
@@ -96,7 +106,21 @@ impl From<TestArg> for Test {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let settings = options::Settings::from_args(&args)?;
-    let sets = input::read_sets(&args.files, &settings.format)?;
+    // A long read (a pipe) stopped by Ctrl-C still gives the statistics of what was read.
+    let stop = crate::stop::Stop::install()?;
+    let sets = input::read_sets(&args.files, &settings.format, &stop);
+    let stopped = stop.signal();
+    let sets = match (sets, stopped) {
+        (Ok(sets), _) => sets,
+        (Err(e), Some(sig)) => {
+            eprintln!(
+                "linerate: {e:#} ({} stopped the read before enough data came)",
+                crate::stop::name(sig)
+            );
+            return Ok(crate::stop::exit_code(sig));
+        }
+        (Err(e), None) => return Err(e),
+    };
     let datasets: Vec<Dataset<'_>> = sets
         .iter()
         .map(|set| Dataset {
@@ -111,6 +135,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
         ministat::write(&mut out, &datasets, &settings.render)?;
         out.flush()?;
+    }
+    if let Some(sig) = stopped {
+        eprintln!(
+            "linerate: {} stopped the read: the statistics cover the values read before it",
+            crate::stop::name(sig)
+        );
+        return Ok(crate::stop::exit_code(sig));
     }
     Ok(ExitCode::SUCCESS)
 }

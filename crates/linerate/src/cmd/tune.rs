@@ -30,6 +30,13 @@ const DEFAULT_OS: &str = if cfg!(target_os = "freebsd") {
 
 /// Arguments of `linerate tune`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:
+  linerate tune --rate 10G --rtt 80ms
+  linerate tune --os freebsd --role router --rate 10G --rtt 1ms --iface ix0
+  linerate tune --rate 10G --rtt 80ms --dry-run
+  linerate tune --rate 10G --rtt 80ms --apply
+  linerate tune --rollback")]
 pub struct Args {
     /// Target OS: linux, freebsd, openbsd, windows
     #[arg(long, default_value = DEFAULT_OS)]
@@ -38,13 +45,13 @@ pub struct Args {
     #[arg(long, default_value = "host")]
     pub role: Role,
     /// Path rate, e.g. 10G
-    #[arg(long)]
+    #[arg(long, value_name = "RATE", value_parser = BitRate::parse_with_unit, allow_hyphen_values = true)]
     pub rate: Option<BitRate>,
     /// Path round-trip time, e.g. 80ms
-    #[arg(long)]
+    #[arg(long, value_name = "DURATION", value_parser = Duration::parse_with_unit, allow_hyphen_values = true)]
     pub rtt: Option<Duration>,
     /// RAM of the target (default: this host's, for --os linux on Linux)
-    #[arg(long)]
+    #[arg(long, value_name = "SIZE", value_parser = ByteSize::parse_with_unit, allow_hyphen_values = true)]
     pub ram: Option<ByteSize>,
     /// CPU cores of the target (default: this host's, for --os linux on Linux)
     #[arg(long)]
@@ -65,7 +72,7 @@ pub struct Args {
     #[arg(long)]
     pub format: Option<Format>,
     /// Write the generated files into this directory instead of printing them
-    #[arg(long, value_name = "DIR")]
+    #[arg(short, long, value_name = "DIR")]
     pub output: Option<PathBuf>,
     /// Machine-readable output (schema linerate.tune/1, linerate.apply/1, linerate.rollback/1)
     #[arg(long)]
@@ -198,6 +205,7 @@ pub(crate) fn context(args: &Args) -> Context {
     if let Some(v) = &args.kernel {
         ctx.version = v.clone();
     }
+    crate::cmd::plausible::warn(args.ram, args.rtt);
     ctx.ram = args.ram;
     ctx.cores = args.cores;
     ctx.role = Some(args.role);

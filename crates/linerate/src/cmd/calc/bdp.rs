@@ -1,6 +1,8 @@
 //! `linerate calc bdp`: what a TCP path needs (window, buffers) and allows (Mathis, RFC 6349).
 
 use linerate_calc::bdp::{self, PathError, PathInput, PathReport};
+use linerate_tuning::buffers::{BufferAdvice, BufferInput};
+use linerate_tuning::{Context, Os, Version};
 use linerate_units::human::{Digits, grouped, number};
 use linerate_units::{BitRate, ByteSize, Duration, Percent};
 
@@ -13,22 +15,27 @@ The Linux buffer is 2 × BDP because the kernel charges the socket buffer with p
 (skb truesize) and advertises only part of it as window: 1 − 2^−tcp_adv_win_scale = ½ up to \
 Linux 6.5, a per-flow scaling_ratio (payload ÷ truesize, starting at ½) from 6.6. The Mathis \
 bound is MSS/RTT × C/√p with C = √(3/2) ≈ 1.22 (periodic loss, one ACK per segment). RFC \
-6349's maximum achievable TCP throughput is (MTU − 40) × 8 × frames/s at the MTU.")]
+6349's maximum achievable TCP throughput is (MTU − 40) × 8 × frames/s at the MTU.
+
+Examples:
+  linerate calc bdp --rate 1G --rtt 80ms
+  linerate calc bdp --rate 10G --rtt 40ms --window 64KiB --loss 0.01%
+  linerate calc bdp --rate 100M --rtt 10ms --kernel 5.15 --json")]
 pub struct Args {
     /// Bottleneck rate of the path, e.g. 1G, 10G, 100M
-    #[arg(long, value_name = "RATE", value_parser = super::positive_rate)]
+    #[arg(long, value_name = "RATE", value_parser = super::positive_rate, allow_hyphen_values = true)]
     rate: BitRate,
 
     /// Round-trip time, e.g. 40ms, 250us, 0.1s
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "DURATION", value_parser = Duration::parse_with_unit, allow_hyphen_values = true)]
     rtt: Duration,
 
     /// A window (receive window or socket buffer) to judge, e.g. 64K, 64KiB, 4MiB
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "SIZE", value_parser = ByteSize::parse_with_unit, allow_hyphen_values = true)]
     window: Option<ByteSize>,
 
     /// Packet loss rate for the Mathis bound, e.g. 0.01%, 1%
-    #[arg(long, value_name = "PERCENT")]
+    #[arg(long, value_name = "PERCENT", allow_hyphen_values = true)]
     loss: Option<Percent>,
 
     /// TCP payload per segment for the Mathis bound [default: MTU − 52: IPv4, TCP, timestamps]
@@ -39,8 +46,17 @@ pub struct Args {
     #[arg(long, value_name = "BYTES", default_value = "1500")]
     mtu: ByteSize,
 
+    /// Linux version whose buffer defaults apply to the advice (default: the catalogue's, as
+    /// `lint` assumes for a file: 6.18)
+    #[arg(long, value_name = "VERSION")]
+    kernel: Option<Version>,
+
+    /// RAM of the host, caps the buffers at what TCP may take (tcp_mem), e.g. 8GiB
+    #[arg(long, value_name = "SIZE", value_parser = ByteSize::parse_with_unit, allow_hyphen_values = true)]
+    ram: Option<ByteSize>,
+
     /// A transfer size, for RFC 6349's ideal transfer time, e.g. 100MB, 1GiB
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "SIZE", value_parser = ByteSize::parse_with_unit, allow_hyphen_values = true)]
     transfer: Option<ByteSize>,
 
     #[command(flatten)]
@@ -75,11 +91,62 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         };
         anyhow::Error::new(e).context(format!("invalid {flag}"))
     })?;
+    crate::cmd::plausible::warn(args.ram, Some(args.rtt));
+    let buffers = linerate_tuning::buffers::linux(&BufferInput {
+        rate: args.rate,
+        rtt: args.rtt,
+        version: args
+            .kernel
+            .clone()
+            .unwrap_or_else(|| Context::new(Os::Linux).version),
+        ram: args.ram,
+        page_size: ByteSize::from_kib(4),
+    })?;
     if json {
-        super::print_json("linerate.calc.bdp/1", &report)
+        super::print_json(
+            "linerate.calc.bdp/1",
+            &WithBuffers {
+                report: &report,
+                linux_buffers: &buffers,
+            },
+        )
     } else {
-        crate::output::print_text(&render(&report))
+        let mut text = render(&report);
+        text.push_str(&render_buffers(&buffers, args.kernel.is_none()));
+        crate::output::print_text(&text)
     }
+}
+
+/// The JSON document: the path report and the buffer advice (`linux_buffers`).
+#[derive(serde::Serialize)]
+struct WithBuffers<'a> {
+    #[serde(flatten)]
+    report: &'a PathReport,
+    linux_buffers: &'a BufferAdvice,
+}
+
+/// What to set on Linux, as sysctl lines with their reasons: the numbers `tune` writes and
+/// `lint` accepts.
+pub fn render_buffers(a: &BufferAdvice, default_kernel: bool) -> String {
+    let mut out = format!(
+        "\nLinux {} buffers for this path (what `linerate tune` writes and `lint` accepts{}):\n",
+        a.version,
+        if default_kernel {
+            "; --kernel for another version"
+        } else {
+            ""
+        }
+    );
+    for k in a.changes() {
+        out.push_str(&format!("  {} = {}\n      {}\n", k.key, k.value, k.reason));
+    }
+    for k in a.keys.iter().filter(|k| !k.change) {
+        out.push_str(&format!(
+            "  {}: leave it at {}; {}\n",
+            k.key, k.value, k.reason
+        ));
+    }
+    out
 }
 
 fn bytes(b: ByteSize) -> String {
@@ -135,18 +202,10 @@ pub fn render(r: &PathReport) -> String {
     ]);
     let lb = r.linux_buffer;
     t.row(vec![
-        "Linux buffer max".into(),
+        "Linux buffer need".into(),
         format!(
-            "{} ≈ 2 × BDP: set the max of net.ipv4.tcp_rmem and tcp_wmem to {} B",
+            "{} ≈ 2 × BDP per connection: only ~{}% of a buffer becomes window (settings below)",
             bytes(lb.buffer),
-            lb.buffer_rounded.bytes()
-        ),
-    ]);
-    t.row(vec![
-        String::new(),
-        format!(
-            "(and net.core.rmem_max/wmem_max for programs that set SO_RCVBUF/SO_SNDBUF); only \
-             ~{}% of it becomes window",
             number(lb.window_share * 100.0, Digits::Max(0))
         ),
     ]);

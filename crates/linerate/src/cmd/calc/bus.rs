@@ -12,7 +12,12 @@ Parallel PCI and PCI-X are one bus shared by every card on it and by both direct
 lanes are point-to-point and full duplex, with line encoding (8b/10b on gen 1-2, 128b/130b on \
 gen 3-5). Figures use nominal clocks (33, 66, 133 MHz; the real ones are 33.33, 66.67, 133.33) \
 and do not subtract protocol overhead (PCI arbitration, PCIe TLP headers), so real buses move \
-less.")]
+less.
+
+Examples:
+  linerate calc bus --pcie gen3x8 --nics 2x10G
+  linerate calc bus --pcix 64bit/133MHz --nics 2x1G
+  linerate calc bus --pci 32bit/33MHz --nics 1G --json")]
 pub struct Args {
     /// Conventional PCI bus: WIDTH/CLOCK, e.g. 32bit/33MHz, 64bit/66MHz
     #[arg(long, value_name = "WIDTH/CLOCK", group = "bus", value_parser = parse_parallel)]

@@ -11,10 +11,15 @@ use super::format::{Align, Table, seconds};
 #[command(after_help = "\
 Layers: L1 is the wire (frame + 8 bytes preamble/SFD + 12 bytes inter-frame gap); L2 is the \
 frame as RFC 2544 sizes it (14-byte header + payload + 4-byte FCS); L3 is the IP packet \
-(frame − 18). Frames/s are L1-exact: every byte on the wire is counted.")]
+(frame − 18). Frames/s are L1-exact: every byte on the wire is counted.
+
+Examples:
+  linerate calc rate --link 10G
+  linerate calc rate --link 1G --frame 64,imix
+  linerate calc rate --link 100M --duplex half --json")]
 pub struct Args {
     /// Link rate (L1), e.g. 1G, 10G, 25Gbit/s, 100M
-    #[arg(long, value_name = "RATE", value_parser = super::positive_rate)]
+    #[arg(long, value_name = "RATE", value_parser = super::positive_rate, allow_hyphen_values = true)]
     link: BitRate,
 
     /// Frame size in bytes with FCS (64 … 16384) or "imix"; repeat or separate with commas.

@@ -11,7 +11,12 @@ use super::format::{Align, Table};
 Encapsulations: openvpn-udp, openvpn-tcp, wireguard, ipsec-esp-aes-gcm, ipsec-esp-aes-gcm-natt, \
 gre, gretap, ipip, vxlan, geneve, pppoe, vlan, mpls. Add :ipv6 or :ipv4 to one to set its outer \
 IP version (wireguard:ipv6). `--list` shows each one's header bytes, assumed configuration and \
-source.")]
+source.
+
+Examples:
+  linerate calc tunnel --mtu 1500 --encap pppoe,wireguard --link 1G
+  linerate calc tunnel --encap vxlan:ipv6 --inner ipv6
+  linerate calc tunnel --list")]
 pub struct Args {
     /// Encapsulations from the link inwards, repeated or comma-separated, e.g. pppoe,wireguard
     #[arg(
@@ -35,7 +40,7 @@ pub struct Args {
     inner: Ip,
 
     /// Link rate, to turn the efficiency into TCP goodput, e.g. 1G
-    #[arg(long, value_name = "RATE", value_parser = super::positive_rate)]
+    #[arg(long, value_name = "RATE", value_parser = super::positive_rate, allow_hyphen_values = true)]
     link: Option<BitRate>,
 
     /// List the encapsulations with their header bytes, assumptions and sources

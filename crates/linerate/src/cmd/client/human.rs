@@ -1,6 +1,9 @@
 //! Human output close to iperf3's: a header, one line per stream per interval (and a SUM line
-//! with several streams), then sender and receiver totals. Sizes use binary prefixes (KiB,
-//! MiB, GiB, as iperf3's KBytes…), rates decimal (Mbit/s, Gbit/s).
+//! with several streams), then sender and receiver totals.
+//!
+//! One unit family: transfers and windows in SI bytes (kB, MB, GB) beside rates in SI bits
+//! (Mbit/s, Gbit/s), so Transfer × 8 ÷ Interval is the Bitrate shown, and `linerate show`
+//! prints a stored run the same way. (iperf3 mixes binary KBytes/GBytes with decimal rates.)
 
 use std::fmt::Write as _;
 use std::io::Write;
@@ -11,11 +14,11 @@ use linerate_traffic::{ClientConfig, Event, Protocol};
 use linerate_units::human::{Digits, Family, number};
 use linerate_units::{BitRate, ByteSize};
 
-/// `1.25 GiB`: three significant digits in binary prefixes, as iperf3 prints sizes.
+/// `1.25 GB`: three significant digits in SI prefixes, the family of the rates beside it.
 pub fn bytes(b: u64) -> String {
     ByteSize::from_bytes(b)
         .human()
-        .family(Family::Binary)
+        .family(Family::Si)
         .digits(Digits::Significant(3))
         .to_string()
 }
@@ -43,6 +46,24 @@ pub struct Renderer {
     header: bool,
 }
 
+/// Which directions the client's own streams carry: the columns follow them (a receiving
+/// stream has no congestion window of its own; a sending UDP stream counts datagrams, the
+/// receiving one measures jitter and loss).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Sides {
+    send: bool,
+    receive: bool,
+}
+
+impl Sides {
+    fn of(iv: &Interval) -> Sides {
+        Sides {
+            send: iv.streams.iter().any(|s| s.direction == Direction::Send),
+            receive: iv.streams.iter().any(|s| s.direction == Direction::Receive),
+        }
+    }
+}
+
 impl Renderer {
     pub fn new(cfg: &ClientConfig) -> Renderer {
         Renderer {
@@ -58,7 +79,7 @@ impl Renderer {
             Event::Interval(iv) => {
                 let mut t = String::new();
                 if !self.header {
-                    t.push_str(&self.header_line(false));
+                    t.push_str(&self.header_line(false, Sides::of(iv)));
                     self.header = true;
                 }
                 t.push_str(&self.interval(iv));
@@ -70,14 +91,24 @@ impl Renderer {
         let _ = out.flush();
     }
 
-    fn header_line(&self, summary: bool) -> String {
+    fn header_line(&self, summary: bool, sides: Sides) -> String {
         let t = if self.bidir { "      " } else { "" };
         match (self.protocol, summary) {
+            // The client's receiving streams have no retransmits or window of their own.
+            (Protocol::Tcp, false) if !sides.send => {
+                format!("[ ID]{t} Interval           Transfer     Bitrate\n")
+            }
             (Protocol::Tcp, false) => {
                 format!("[ ID]{t} Interval           Transfer     Bitrate          Retr  Cwnd\n")
             }
             (Protocol::Tcp, true) => {
                 format!("[ ID]{t} Interval           Transfer     Bitrate          Retr\n")
+            }
+            // A sender counts datagrams; jitter and loss are measured where they arrive.
+            (Protocol::Udp, false) if !sides.receive => {
+                format!(
+                    "[ ID]{t} Interval           Transfer     Bitrate          Total Datagrams\n"
+                )
             }
             (Protocol::Udp, _) => format!(
                 "[ ID]{t} Interval           Transfer     Bitrate          Jitter    Lost/Total Datagrams\n"
@@ -157,7 +188,11 @@ impl Renderer {
 
     pub fn summary(&self, r: &RunResult) -> String {
         let mut t = String::from("- - - - - - - - - - - - - - - - - - - - - - - - -\n");
-        t.push_str(&self.header_line(true));
+        let both = Sides {
+            send: true,
+            receive: true,
+        };
+        t.push_str(&self.header_line(true, both));
         let e = &r.end;
         for d in e.directions() {
             let mut rows = vec![];
@@ -342,7 +377,7 @@ mod tests {
             header: false,
         };
         let mut text = start(&run.start);
-        text.push_str(&r.header_line(false));
+        text.push_str(&r.header_line(false, Sides::of(&run.intervals[0])));
         for iv in &run.intervals {
             text.push_str(&r.interval(iv));
         }
@@ -350,15 +385,49 @@ mod tests {
         insta::assert_snapshot!(text);
     }
 
+    /// Issue 23 item 5: a UDP sender's lines are headed "Total Datagrams" (what they print),
+    /// and `-R` has no "Retr  Cwnd" over columns it cannot fill.
     #[test]
-    fn units_read_like_iperf3() {
-        assert_eq!(bytes(0), "0.00 B");
-        assert_eq!(bytes(1024), "1.00 KiB");
-        assert_eq!(
-            bytes(3 * 1024 * 1024 * 1024 + 1024 * 1024 * 1024 / 2),
-            "3.50 GiB"
+    fn headers_name_the_columns_each_side_prints() {
+        let r = |protocol| Renderer {
+            protocol,
+            bidir: false,
+            header: false,
+        };
+        let send = Sides {
+            send: true,
+            receive: false,
+        };
+        let receive = Sides {
+            send: false,
+            receive: true,
+        };
+        let udp_send = r(Protocol::Udp).header_line(false, send);
+        assert!(
+            udp_send
+                .trim_end()
+                .ends_with("Bitrate          Total Datagrams")
         );
-        assert_eq!(bytes(150 * 1024 * 1024), "150 MiB");
+        assert!(!udp_send.contains("Jitter"));
+        let udp_receive = r(Protocol::Udp).header_line(false, receive);
+        assert!(udp_receive.contains("Jitter    Lost/Total Datagrams"));
+        let tcp_reverse = r(Protocol::Tcp).header_line(false, receive);
+        assert!(tcp_reverse.trim_end().ends_with("Bitrate"), "{tcp_reverse}");
+        assert!(
+            r(Protocol::Tcp)
+                .header_line(false, send)
+                .contains("Retr  Cwnd")
+        );
+    }
+
+    #[test]
+    fn units_are_one_si_family() {
+        assert_eq!(bytes(0), "0.00 B");
+        assert_eq!(bytes(1000), "1.00 kB");
+        assert_eq!(bytes(3_500_000_000), "3.50 GB");
+        assert_eq!(bytes(150_000_000), "150 MB");
+        // The transfer of 1 s at 1.25 Gbit/s reads as 156 MB: × 8 = the rate.
+        assert_eq!(bytes(156_250_000), "156 MB");
         assert_eq!(rate(9.41e9), "9.41 Gbit/s");
         assert_eq!(rate(1.05e6), "1.05 Mbit/s");
         assert_eq!(rate(25.8e9), "25.8 Gbit/s");

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use anyhow::Context;
 use linerate_stats::comparison;
-use linerate_store::{RunId, RunRecord, Store};
+use linerate_store::{Experiment, ExperimentStatus, RunId, RunRecord, Store};
 
 /// A group of runs compared as one data set: one run, or the repetitions of one variant.
 #[derive(Debug, Clone)]
@@ -63,13 +63,100 @@ pub fn load_groups(store: &Store, ids: &[Vec<RunId>]) -> anyhow::Result<Vec<Grou
         .collect()
 }
 
+/// An experiment as stored, with its runs grouped by variant.
+#[derive(Debug, Clone)]
+pub struct ExperimentGroups {
+    /// The experiment the name resolved to.
+    pub experiment: Experiment,
+    /// Its variants' runs, baseline first.
+    pub groups: Vec<Group>,
+}
+
+/// The fewest repetitions of a variant that give a spread to compare (Student's t).
+pub const MIN_REPETITIONS: usize = 2;
+
+impl ExperimentGroups {
+    /// Why this experiment cannot prove a difference as it stands (it did not complete, or a
+    /// variant has fewer than [`MIN_REPETITIONS`] runs); `None` when it can.
+    pub fn shortfall(&self) -> Option<String> {
+        let e = &self.experiment;
+        let planned = e.planned_runs().map_or(String::new(), |p| {
+            format!(" ({} of {p} planned runs stored)", e.runs())
+        });
+        let mut why = Vec::new();
+        match e.status {
+            ExperimentStatus::Running => why.push(format!(
+                "experiment {} did not complete{planned}: it is marked running ({})",
+                e.id,
+                running_why(e)
+            )),
+            ExperimentStatus::Interrupted => {
+                why.push(format!("experiment {} was interrupted{planned}", e.id))
+            }
+            ExperimentStatus::Complete | ExperimentStatus::Unknown => {}
+        }
+        let mut missing: Vec<String> = e
+            .plan
+            .iter()
+            .flat_map(|p| p.variants.iter())
+            .filter(|v| !self.groups.iter().any(|g| &g.label == *v))
+            .map(|v| format!("{v} (none)"))
+            .collect();
+        missing.extend(
+            self.groups
+                .iter()
+                .filter(|g| g.runs.len() < MIN_REPETITIONS)
+                .map(|g| format!("{} ({})", g.label, g.runs.len())),
+        );
+        if !missing.is_empty() {
+            why.push(format!(
+                "a comparison needs at least {MIN_REPETITIONS} repetitions of every variant, \
+                 and these have fewer: {}",
+                missing.join(", ")
+            ));
+        }
+        (!why.is_empty()).then(|| why.join("; "))
+    }
+
+    /// The groups a comparison can use: those with at least [`MIN_REPETITIONS`] runs (what
+    /// `--allow-incomplete` compares), and the labels left out.
+    pub fn comparable(&self) -> (Vec<Group>, Vec<String>) {
+        let (keep, drop): (Vec<&Group>, Vec<&Group>) = self
+            .groups
+            .iter()
+            .partition(|g| g.runs.len() >= MIN_REPETITIONS);
+        (
+            keep.into_iter().cloned().collect(),
+            drop.into_iter().map(|g| g.label.clone()).collect(),
+        )
+    }
+}
+
+/// Whether a `running` experiment's process is still there (on Linux, where /proc tells).
+fn running_why(e: &Experiment) -> String {
+    match e.pid {
+        Some(pid) if cfg!(target_os = "linux") => {
+            if std::path::Path::new("/proc").join(pid.to_string()).exists() {
+                format!("process {pid} may still be running it")
+            } else {
+                format!("its runner, process {pid}, is gone: it was killed")
+            }
+        }
+        _ => "still running, or its runner was killed".to_owned(),
+    }
+}
+
 /// An experiment's runs grouped by variant, in the order the variants were first measured
 /// (a variant named `baseline` goes first: it is what the others are compared with).
-pub fn experiment_groups(store: &Store, experiment: &str) -> anyhow::Result<Vec<Group>> {
+/// `wanted` is a name (its newest instance), an id or `NAME-N`.
+pub fn experiment_groups(store: &Store, wanted: &str) -> anyhow::Result<ExperimentGroups> {
+    let found = store.resolve_experiment(wanted)?;
+    let experiment = found.id.as_str();
     let ids = store.experiment_run_ids(experiment)?;
     if ids.is_empty() {
         anyhow::bail!(
-            "no runs of experiment `{experiment}` in {} (see `linerate history`)",
+            "experiment {experiment} has no stored runs ({}, in {})",
+            found.status,
             store.path().display()
         );
     }
@@ -94,14 +181,25 @@ pub fn experiment_groups(store: &Store, experiment: &str) -> anyhow::Result<Vec<
         });
         group.runs.push((id, run));
     }
-    if let Some(pos) = order.iter().position(|v| v == "baseline") {
+    // The plan names the baseline (its first variant); without one, a variant named
+    // `baseline` goes first.
+    let first = found
+        .plan
+        .as_ref()
+        .and_then(|p| p.variants.first().cloned())
+        .unwrap_or_else(|| "baseline".to_owned());
+    if let Some(pos) = order.iter().position(|v| *v == first) {
         let b = order.remove(pos);
         order.insert(0, b);
     }
-    Ok(order
+    let groups = order
         .into_iter()
         .filter_map(|v| by_variant.remove(&v))
-        .collect())
+        .collect();
+    Ok(ExperimentGroups {
+        experiment: found,
+        groups,
+    })
 }
 
 /// The groups as the comparison engine sees them: each run's receiver-side throughput over

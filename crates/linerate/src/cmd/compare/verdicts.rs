@@ -27,8 +27,15 @@ pub struct Outcome {
     pub ministat: String,
 }
 
-/// Compares every group with the first. `None` with fewer than two groups.
-pub fn compare_groups(groups: &[Group], confidence: f64) -> anyhow::Result<Option<Outcome>> {
+/// Compares every group with the first. `None` with fewer than two groups. `kind` chooses the
+/// samples; `None` lets the groups decide (single runs per interval, groups per repetition).
+/// An experiment's variants are always compared per repetition: interval samples are
+/// autocorrelated and never prove a difference between variants.
+pub fn compare_groups(
+    groups: &[Group],
+    confidence: f64,
+    kind: Option<SampleKind>,
+) -> anyhow::Result<Option<Outcome>> {
     if groups.len() < 2 {
         return Ok(None);
     }
@@ -40,7 +47,7 @@ pub fn compare_groups(groups: &[Group], confidence: f64) -> anyhow::Result<Optio
         t_source: TSource::MinistatTable,
     };
     let engine_groups = analysis::engine_groups(groups);
-    let kind = SampleKind::for_groups(&engine_groups);
+    let kind = kind.unwrap_or_else(|| SampleKind::for_groups(&engine_groups));
     let analysis = comparison::analyse(&engine_groups, kind, &options);
     if let Some(empty) = analysis.sets.iter().find(|s| s.values.is_empty()) {
         anyhow::bail!(

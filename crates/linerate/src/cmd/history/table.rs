@@ -46,7 +46,12 @@ pub fn text(runs: &[RunListing]) -> String {
                 r.direction.as_str().to_owned(),
                 r.peer.clone().unwrap_or_else(|| "-".into()),
                 r.streams.to_string(),
-                format!("{:.1}s", r.duration_s),
+                if r.partial {
+                    // Ended early by a signal: the numbers cover only this time.
+                    format!("{:.1}s partial", r.duration_s)
+                } else {
+                    format!("{:.1}s", r.duration_s)
+                },
                 format::rate(r.received_bps),
                 retransmits(r),
                 format!("{} ({})", r.source.as_str(), r.tool),

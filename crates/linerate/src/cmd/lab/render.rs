@@ -3,6 +3,7 @@
 use linerate_lab::emulator::EmulatorStats;
 use linerate_lab::sysctl::SysctlWrite;
 use linerate_lab::{DownReport, LabError, LabName, LabState, UpReport};
+use linerate_units::human::{Digits, number};
 use serde_json::{Value, json};
 
 type Stats = [(String, bool, Option<EmulatorStats>)];
@@ -98,6 +99,10 @@ pub fn show_json(s: &LabState, stats: &Stats) -> Value {
 
 /// `lab list` as text: one lab per line, name first.
 pub fn list_text(labs: &[Result<LabState, LabError>]) -> String {
+    if labs.is_empty() {
+        return "no labs (`linerate lab up NAME` builds one; `lab run` builds its own and removes it)\n"
+            .to_owned();
+    }
     let mut out = String::new();
     for l in labs {
         match l {
@@ -268,6 +273,14 @@ pub fn run_text(
         "experiment {} ({} repetitions, load: {}, lab {})\n",
         r.experiment, e.repetitions, r.load, r.lab
     );
+    if let Some(sig) = r.interrupted {
+        out.push_str(&format!(
+            "interrupted by {} after {} of {} runs: the summary so far\n",
+            crate::stop::name(crate::stop::from_number(sig)),
+            r.runs.len(),
+            e.variants.len() * e.repetitions as usize
+        ));
+    }
     let width = r.variants.iter().map(|v| v.name.len()).max().unwrap_or(8);
     for (i, v) in r.variants.iter().enumerate() {
         let unit = v.unit.unwrap_or("");
@@ -293,12 +306,28 @@ pub fn run_text(
         }
         out.push_str(&line);
         out.push('\n');
-        if let Some(c) = &v.vs_baseline {
-            for l in c.outcome.verdict().lines() {
-                out.push_str(&format!("      {}\n", l.trim_start_matches('\t')));
+    }
+    // One line per variant against the baseline, in the variants' unit.
+    if let Some(base) = r.variants.first().filter(|_| r.variants.len() > 1) {
+        out.push_str(&format!(
+            "\nagainst {} (Student's t, {} % confidence):\n",
+            base.name,
+            number(r.confidence.percent(), Digits::Max(1))
+        ));
+        for v in r.variants.iter().skip(1) {
+            let unit = v.unit.or(base.unit).unwrap_or("bit/s");
+            match &v.vs_baseline {
+                Some(c) => {
+                    out.push_str(&format!(
+                        "  {}\n",
+                        crate::cmd::verdict::line(&v.name, width, &c.outcome, unit)
+                    ));
+                }
+                None => out.push_str(&format!(
+                    "  {:<width$}  no comparison: needs at least 2 successful runs of this variant and of the baseline\n",
+                    v.name
+                )),
             }
-        } else if i > 0 {
-            out.push_str("      (no comparison: needs at least 2 successful runs of this variant and of the baseline)\n");
         }
     }
     if let Some(sweep) = &e.sweep {
@@ -362,15 +391,9 @@ fn sweep_curve(
         .map(|(i, _)| i);
     if let Some(ri) = runner_up {
         if let Some(v) = r.verdict(ri, bi) {
-            let first = v
-                .outcome
-                .verdict()
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .to_owned();
+            let line = crate::cmd::verdict::line("", 0, &v.outcome, unit);
             out.push_str(&format!(
-                "  against the runner-up ({} = {}): {first}\n",
+                "  against the runner-up ({} = {}):{line}\n",
                 parameter, values[ri]
             ));
         } else {
@@ -406,6 +429,7 @@ mod tests {
             confidence: linerate_stats::Confidence::P95,
             runs: vec![],
             variants: vec![variant("a", &[25e6, 25e6]), variant("b", &[99e6, 101e6])],
+            interrupted: None,
         };
         let text = sweep_curve("link.mtu", &["1500".into(), "9000".into()], &r);
         let lines: Vec<&str> = text.lines().collect();
@@ -420,7 +444,7 @@ mod tests {
         assert_eq!(lines[4], "  best mean: link.mtu = 9000 (100.0 Mbit/s)");
         assert_eq!(
             lines[5],
-            "  against the runner-up (link.mtu = 1500): Difference at 95.0% confidence"
+            "  against the runner-up (link.mtu = 1500):  +75.0 ± 4.3 Mbit/s  (+300.0 % ± 17.2 %)  proven at 95 %"
         );
         assert_eq!(quantity(252_600.0, "packet/s"), "252.6 kpps");
     }

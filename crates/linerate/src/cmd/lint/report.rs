@@ -107,7 +107,7 @@ pub fn render(findings: &[Finding], unlocated_title: &str) -> String {
         };
         // A syntax finding has no key: its value is the whole line, shown as written.
         let value = match (f.key.is_empty(), f.value.as_deref()) {
-            (true, Some(line)) => format!("`{}`", format::printable(line)),
+            (true, Some(line)) => format!("`{}`", format::excerpt(line, format::EXCERPT_CHARS)),
             (false, Some(v)) => format!(" = {}", format::printable(v)),
             (_, None) => String::new(),
         };

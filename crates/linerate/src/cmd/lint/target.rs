@@ -12,7 +12,7 @@ pub struct TargetArgs {
     pub kernel: Option<Version>,
     /// RAM of the target, checks page-unit knobs such as tcp_mem (default for a live audit:
     /// this host's)
-    #[arg(long)]
+    #[arg(long, value_name = "SIZE", value_parser = ByteSize::parse_with_unit, allow_hyphen_values = true)]
     pub ram: Option<ByteSize>,
     /// CPU cores of the target (default for a live audit: this host's)
     #[arg(long)]
@@ -21,16 +21,17 @@ pub struct TargetArgs {
     #[arg(long)]
     pub role: Option<Role>,
     /// Path rate, e.g. 10G (with --rtt: recommendations, and buffers too small for the BDP)
-    #[arg(long)]
+    #[arg(long, value_name = "RATE", value_parser = BitRate::parse_with_unit, allow_hyphen_values = true)]
     pub rate: Option<BitRate>,
     /// Path round-trip time, e.g. 80ms
-    #[arg(long)]
+    #[arg(long, value_name = "DURATION", value_parser = Duration::parse_with_unit, allow_hyphen_values = true)]
     pub rtt: Option<Duration>,
 }
 
 impl TargetArgs {
     /// The lint context for `os` with these options.
     pub fn context(&self, os: Os) -> Context {
+        crate::cmd::plausible::warn(self.ram, self.rtt);
         let mut ctx = Context::new(os);
         if let Some(v) = &self.kernel {
             ctx.version = v.clone();

@@ -30,6 +30,8 @@ struct Reading {
 pub struct Bars {
     terminal: bool,
     reading: Mutex<Option<Reading>>,
+    /// A stop signal ends the reading (what was read is the result).
+    stop: Option<crate::stop::Stop>,
 }
 
 impl Bars {
@@ -38,7 +40,23 @@ impl Bars {
         Self {
             terminal: io::stderr().is_terminal(),
             reading: Mutex::new(None),
+            stop: None,
         }
+    }
+
+    /// Never draws (`--quiet`).
+    pub fn hidden() -> Self {
+        Self {
+            terminal: false,
+            reading: Mutex::new(None),
+            stop: None,
+        }
+    }
+
+    /// Ends the reading when `stop` is raised.
+    pub fn stopping_on(mut self, stop: &crate::stop::Stop) -> Self {
+        self.stop = Some(stop.clone());
+        self
     }
 }
 
@@ -112,6 +130,10 @@ impl Progress for Bars {
                 r.bar.finish_and_clear();
             }
         }
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.as_ref().is_some_and(crate::stop::Stop::requested)
     }
 }
 

@@ -33,6 +33,7 @@ pub fn run(args: &Args, roots: ProbeRoots) -> anyhow::Result<ExitCode> {
             }
         }
     }
+    let stop = crate::stop::Stop::install()?;
     let interval = args.interval.as_std();
     let screen = !args.json_stream && io::stdout().is_terminal();
     let sampler = Sampler::new(roots, args.interfaces.clone());
@@ -47,7 +48,9 @@ pub fn run(args: &Args, roots: ProbeRoots) -> anyhow::Result<ExitCode> {
             break;
         }
         let at = end.map_or(due, |e| due.min(e));
-        std::thread::sleep(at.saturating_duration_since(Instant::now()));
+        if !stop.sleep_until(at) {
+            break;
+        }
         let cur = sampler.sample();
         let rates = watch::rates(&prev, &cur);
         n += 1;
@@ -75,7 +78,20 @@ pub fn run(args: &Args, roots: ProbeRoots) -> anyhow::Result<ExitCode> {
         }
         due = next_due(due, Instant::now(), interval);
     }
-    Ok(ExitCode::SUCCESS)
+    drop(out);
+    match stop.signal() {
+        // Stopped by a signal: the samples shown are the result; say how many, on stderr so
+        // a JSON stream stays clean.
+        Some(sig) => {
+            eprintln!(
+                "linerate: {} stopped the watch after {n} interval(s), {:.1} s",
+                crate::stop::name(sig),
+                start.elapsed().as_secs_f64()
+            );
+            Ok(crate::stop::exit_code(sig))
+        }
+        None => Ok(ExitCode::SUCCESS),
+    }
 }
 
 /// When the sample after the one `due` at should be taken, seen at `now`: one interval later,

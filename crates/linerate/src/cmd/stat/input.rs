@@ -5,11 +5,14 @@
 
 use std::ffi::OsString;
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, BufRead as _, BufReader, Read};
 
 use anyhow::bail;
+use linerate_report::format;
 use linerate_stats::Sample;
 use linerate_stats::read::{Format, ReadError, read_values};
+
+use crate::stop::{Stop, StopReader};
 
 /// The fewest values a set may have.
 const MIN_VALUES: usize = 3;
@@ -25,8 +28,13 @@ enum Source {
     File(File),
 }
 
-/// Opens every file, then reads each; no files means standard input named `<stdin>`.
-pub fn read_sets(files: &[OsString], format: &Format) -> anyhow::Result<Vec<NamedSample>> {
+/// Opens every file, then reads each; no files means standard input named `<stdin>`. A stop
+/// signal ends every read where it is: the sets hold what was read before it.
+pub fn read_sets(
+    files: &[OsString],
+    format: &Format,
+    stop: &Stop,
+) -> anyhow::Result<Vec<NamedSample>> {
     let mut sources = Vec::with_capacity(files.len().max(1));
     if files.is_empty() {
         sources.push(("<stdin>".to_owned(), Source::Stdin));
@@ -49,6 +57,7 @@ pub fn read_sets(files: &[OsString], format: &Format) -> anyhow::Result<Vec<Name
             .into_iter()
             .map(|(name, source)| match source {
                 Source::File(file) => {
+                    let file = StopReader::new(file, stop);
                     Pending::Thread(scope.spawn(move || load(file, name, format)))
                 }
                 Source::Stdin => Pending::Stdin(name),
@@ -60,7 +69,9 @@ pub fn read_sets(files: &[OsString], format: &Format) -> anyhow::Result<Vec<Name
                 Pending::Thread(handle) => handle
                     .join()
                     .unwrap_or_else(|_| Err(anyhow::anyhow!("reading a data set failed"))),
-                Pending::Stdin(name) => load(io::stdin().lock(), name, format),
+                Pending::Stdin(name) => {
+                    load(StopReader::new(io::stdin().lock(), stop), name, format)
+                }
             })
             .collect()
     });
@@ -86,10 +97,21 @@ fn load<R: Read>(reader: R, name: String, format: &Format) -> anyhow::Result<Nam
 }
 
 fn read_set<R: Read>(reader: R, name: &str, format: &Format) -> anyhow::Result<Vec<f64>> {
+    let mut reader = BufReader::with_capacity(1 << 16, reader);
+    // A binary file is refused as such, not reported as invalid data on its line 1.
+    let head = reader
+        .fill_buf()
+        .map_err(|err| anyhow::anyhow!("Cannot read {name}: {}", os_message(&err)))?;
+    if let Some(at) = crate::output::binary_at(head) {
+        bail!(
+            "{name}: not a text file (a NUL byte at offset {at}); stat reads numbers, one per line"
+        );
+    }
     read_values(reader, format).map_err(|err| match err {
-        ReadError::InvalidData { line, token } => {
-            anyhow::anyhow!("Invalid data on line {line} in {name} ({token:?} is not a number)")
-        }
+        ReadError::InvalidData { line, token } => anyhow::anyhow!(
+            "Invalid data on line {line} in {name} (\"{}\" is not a number)",
+            format::excerpt(&token, format::EXCERPT_CHARS)
+        ),
         ReadError::Io(err) => anyhow::anyhow!("Cannot read {name}: {}", os_message(&err)),
     })
 }

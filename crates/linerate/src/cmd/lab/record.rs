@@ -1,0 +1,145 @@
+//! The stored side of `lab run`: the experiment is begun in the store before the first run
+//! (the store hands out its identity, `NAME-N`, and marks it running), every run is stored as
+//! it ends, and at the end it is marked complete, or interrupted when a signal (or an error)
+//! stopped it. What to tell the user about it lives here too: the stored name, the next
+//! commands, and what an interruption kept and how to remove it.
+
+use anyhow::Context as _;
+use linerate_lab::experiment::Experiment as LabExperiment;
+use linerate_lab::runner::RunRecord;
+use linerate_store::{Experiment, ExperimentPlan, ExperimentRef, ExperimentStatus};
+
+use crate::cmd::history::db::{StoreRunArgs, store_measured_run};
+
+/// An experiment being stored (or not, with `--no-store`).
+pub struct Recorder {
+    args: StoreRunArgs,
+    /// The stored experiment; `None` with `--no-store`.
+    experiment: Option<Experiment>,
+    /// Runs stored so far.
+    pub stored: usize,
+    /// The store failed: no more runs are stored, the error is reported at the end.
+    pub error: Option<anyhow::Error>,
+    sweep: Option<linerate_lab::experiment::Sweep>,
+}
+
+impl Recorder {
+    /// Begins the experiment in the store (unless `--no-store`).
+    pub fn begin(args: &StoreRunArgs, exp: &LabExperiment) -> anyhow::Result<Recorder> {
+        let experiment = if args.no_store {
+            None
+        } else {
+            let mut store = args.db.open()?;
+            let plan = ExperimentPlan {
+                variants: exp.variants.iter().map(|v| v.name.clone()).collect(),
+                repetitions: exp.repetitions,
+            };
+            Some(store.begin_experiment(&exp.name, &plan).with_context(|| {
+                format!(
+                    "storing experiment {} in {}",
+                    exp.name,
+                    store.path().display()
+                )
+            })?)
+        };
+        Ok(Recorder {
+            args: args.clone(),
+            experiment,
+            stored: 0,
+            error: None,
+            sweep: exp.sweep.clone(),
+        })
+    }
+
+    /// The stored id (`window-buffers-3`), when stored.
+    pub fn id(&self) -> Option<&str> {
+        self.experiment.as_ref().map(|e| e.id.as_str())
+    }
+
+    /// Stores one finished run as a repetition of its variant.
+    pub fn record(&mut self, r: &RunRecord) {
+        let (Some(exp), Some(doc), None) = (
+            &self.experiment,
+            r.measure.as_ref().and_then(|m| m.document.as_ref()),
+            &self.error,
+        ) else {
+            return;
+        };
+        let experiment = ExperimentRef {
+            experiment: exp.id.clone(),
+            variant: r.variant.clone(),
+            repetition: r.slot.repetition + 1,
+            sweep_value: self
+                .sweep
+                .as_ref()
+                .and_then(|s| s.values.get(r.slot.variant))
+                .and_then(|v| v.parse::<f64>().ok()),
+            sweep_label: self.sweep.as_ref().map(|s| s.parameter.clone()),
+        };
+        match store_measured_run(&self.args, doc, None, Some(experiment)) {
+            Ok(Some(_)) => self.stored += 1,
+            Ok(None) => {}
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    /// Marks the experiment complete, or interrupted.
+    pub fn finish(&mut self, status: ExperimentStatus) -> anyhow::Result<()> {
+        let Some(exp) = &mut self.experiment else {
+            return Ok(());
+        };
+        let mut store = self.args.db.open()?;
+        store
+            .finish_experiment(&exp.id, status)
+            .with_context(|| format!("marking experiment {} {status}", exp.id))?;
+        exp.status = status;
+        Ok(())
+    }
+
+    /// The closing lines of a finished experiment: where it is stored and what to run next.
+    /// The name stands for the newest instance; when another run of the same name started
+    /// since, the id is named instead.
+    pub fn closing(&self) -> String {
+        let Some(exp) = &self.experiment else {
+            return "not stored (--no-store)\n".to_owned();
+        };
+        let newest = self
+            .args
+            .db
+            .open_if_exists()
+            .ok()
+            .flatten()
+            .and_then(|s| s.resolve_experiment(&exp.name).ok())
+            .is_some_and(|e| e.id == exp.id);
+        let name = if newest { &exp.name } else { &exp.id };
+        format!(
+            "stored {} run(s) as experiment {} ({})\n\
+             next: linerate compare --experiment {name}\n      \
+             linerate report --experiment {name} -o {}.html\n      \
+             linerate experiments {}\n",
+            self.stored, exp.id, exp.status, exp.id, exp.name
+        )
+    }
+
+    /// What an interruption after `done` of `planned` runs kept, and how to remove it.
+    pub fn interrupted(&self, signal: &str, done: usize, planned: usize) -> String {
+        let head = format!(
+            "interrupted by {signal} after {done} of {planned} runs (the run under way does \
+             not count); the lab was removed"
+        );
+        match &self.experiment {
+            Some(exp) if self.stored > 0 => format!(
+                "{head}.\nkept: {} run(s) as experiment {}, marked interrupted: `linerate compare` \
+                 refuses it unless --allow-incomplete.\nremove them: linerate experiments \
+                 --remove {}\n",
+                self.stored, exp.id, exp.id
+            ),
+            Some(exp) => format!(
+                "{head}; no run was finished, so nothing was kept (experiment {} is empty, \
+                 marked interrupted: linerate experiments --remove {} drops it).\n",
+                exp.id, exp.id
+            ),
+            None => format!("{head}; nothing was stored (--no-store).\n"),
+        }
+    }
+}
