@@ -107,6 +107,7 @@ pub fn name(signal: Signal) -> &'static str {
 }
 
 /// The signal with number `n` (what the lab runner reports), SIGINT when unknown.
+#[cfg(target_os = "linux")]
 pub fn from_number(n: i32) -> Signal {
     Signal::try_from(n).unwrap_or(Signal::SIGINT)
 }
@@ -119,6 +120,8 @@ mod tests {
     fn exit_codes_are_128_plus_the_signal() {
         assert_eq!(exit_code(Signal::SIGINT), ExitCode::from(130));
         assert_eq!(exit_code(Signal::SIGTERM), ExitCode::from(143));
+        assert_eq!(name(Signal::SIGTERM), "SIGTERM");
+        #[cfg(target_os = "linux")]
         assert_eq!(name(from_number(15)), "SIGTERM");
     }
 }
