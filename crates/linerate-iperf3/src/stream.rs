@@ -131,4 +131,34 @@ mod tests {
         let line = serde_json::to_string(&Event::Error("refused")).unwrap_or_default();
         assert_eq!(line, "{\"event\":\"error\",\"data\":\"refused\"}");
     }
+
+    proptest::proptest! {
+        /// Arbitrary bytes as an iperf3 JSON file: an error or documents, never a panic.
+        #[test]
+        fn arbitrary_bytes_never_panic(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400),
+        ) {
+            let _ = crate::Document::from_slice(&bytes);
+            let text = String::from_utf8_lossy(&bytes);
+            if let Ok(docs) = documents(&text) {
+                for d in &docs {
+                    let _ = crate::Document::from_value(d);
+                }
+            }
+        }
+
+        /// JSON-looking text (braces, keys iperf3 writes, numbers, newlines) reaches the
+        /// stream and document readers deeper than random bytes: never a panic.
+        #[test]
+        fn json_like_text_never_panics(
+            text in r#"(\{|\}|\[|\]|:|,|\n|"event"|"start"|"interval"|"end"|"data"|"error"|"intervals"|"sum_sent"|"bytes"|"streams"|-?[0-9]{1,4}(\.[0-9])?|true|null| ){0,60}"#,
+        ) {
+            if let Ok(docs) = documents(&text) {
+                for d in &docs {
+                    let _ = crate::Document::from_value(d);
+                }
+            }
+            let _ = crate::Document::from_slice(text.as_bytes());
+        }
+    }
 }

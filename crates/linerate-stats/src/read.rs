@@ -479,4 +479,33 @@ mod tests {
         };
         assert_eq!(read(&line, &format).unwrap_or_default(), vec![7.0]);
     }
+
+    proptest::proptest! {
+        /// Arbitrary bytes in any column with any delimiters: a result or an error naming a
+        /// line inside the input, never a panic.
+        #[test]
+        fn arbitrary_bytes_never_panic(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400),
+            column in 1usize..4,
+            delimiters in proptest::collection::vec(proptest::prelude::any::<u8>(), 1..3),
+        ) {
+            let format = Format { column, delimiters };
+            let lines = bytes.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+            match read_values(&bytes[..], &format) {
+                Ok(values) => proptest::prop_assert!(values.len() as u64 <= lines),
+                Err(ReadError::InvalidData { line, .. }) => {
+                    proptest::prop_assert!(line >= 1 && line <= lines);
+                }
+                Err(ReadError::Io(e)) => proptest::prop_assert!(false, "io error {e}"),
+            }
+        }
+
+        /// Finite values written one per line read back exactly, in order.
+        #[test]
+        fn written_values_read_back(values in proptest::collection::vec(-1e300f64..1e300, 0..50)) {
+            let text: String = values.iter().map(|v| format!("{v:?}\n")).collect();
+            let got = read_values(text.as_bytes(), &Format::default());
+            proptest::prop_assert_eq!(got.ok(), Some(values));
+        }
+    }
 }

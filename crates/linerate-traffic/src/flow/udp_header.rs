@@ -89,4 +89,25 @@ mod tests {
         }
         assert_eq!(UdpHeader::read(b"9876", false), None);
     }
+
+    proptest::proptest! {
+        /// Arbitrary datagrams: never a panic; a header exactly when the datagram is long
+        /// enough, and writing it back reproduces the datagram's first bytes.
+        #[test]
+        fn arbitrary_datagrams(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..40),
+            udp64 in proptest::prelude::any::<bool>(),
+        ) {
+            let n = UdpHeader::len(udp64);
+            match UdpHeader::read(&bytes, udp64) {
+                Some(h) => {
+                    proptest::prop_assert!(bytes.len() >= n);
+                    let mut out = vec![0u8; n];
+                    h.write(&mut out, udp64);
+                    proptest::prop_assert_eq!(&out[..], &bytes[..n]);
+                }
+                None => proptest::prop_assert!(bytes.len() < n),
+            }
+        }
+    }
 }

@@ -99,4 +99,33 @@ mod tests {
         assert_eq!(Cookie::parse(&ok), None);
         assert_eq!(Cookie::parse(&ok[..10]), None);
     }
+
+    proptest::proptest! {
+        /// Arbitrary bytes: a cookie exactly when they are 36 alphabet characters and a NUL,
+        /// and then it gives back the same bytes; never a panic.
+        #[test]
+        fn arbitrary_cookie_bytes(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..40),
+        ) {
+            let well_formed = bytes.len() == COOKIE_LEN
+                && bytes[COOKIE_LEN - 1] == 0
+                && bytes[..COOKIE_LEN - 1].iter().all(|b| ALPHABET.contains(b));
+            match Cookie::parse(&bytes) {
+                Some(c) => {
+                    proptest::prop_assert!(well_formed);
+                    proptest::prop_assert_eq!(&c.as_bytes()[..], &bytes[..]);
+                    proptest::prop_assert_eq!(c.as_str().len(), COOKIE_LEN - 1);
+                }
+                None => proptest::prop_assert!(!well_formed),
+            }
+        }
+
+        /// Cookies drawn from the alphabet always parse (random bytes rarely reach this case).
+        #[test]
+        fn alphabet_cookies_parse(idx in proptest::collection::vec(0usize..32, COOKIE_LEN - 1)) {
+            let mut bytes: Vec<u8> = idx.iter().map(|&i| ALPHABET[i]).collect();
+            bytes.push(0);
+            proptest::prop_assert!(Cookie::parse(&bytes).is_some());
+        }
+    }
 }
