@@ -64,3 +64,19 @@ fn idle_and_partial_cookie_connections_do_not_lock_clients_out() {
     assert!(refusals < 50, "{refusals} warning lines for one source");
     drop((held, more));
 }
+
+#[test]
+fn zero_pending_limits_are_refused_by_name() {
+    for flag in ["--max-pending", "--max-pending-per-ip"] {
+        let out = support::bin::run_bounded(
+            support::bin::linerate().args(["server", "-p", "0", flag, "0"]),
+            Duration::from_secs(10),
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{flag} 0 accepted");
+        assert!(
+            err.contains(&format!("{flag} 0: expected at least 1")),
+            "{err}"
+        );
+    }
+}
