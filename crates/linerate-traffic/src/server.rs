@@ -10,13 +10,14 @@
 mod accept;
 mod bind;
 mod log;
+mod pending;
 mod registry;
 mod session;
 mod udp;
 
 use std::net::{IpAddr, SocketAddr, TcpListener, UdpSocket};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 pub use log::{Level, LogSink, ServerLog};
@@ -24,6 +25,7 @@ pub use session::TestSummary;
 
 use crate::config::SocketOptions;
 use crate::error::TrafficError;
+use pending::{Pending, RefusalLog};
 use registry::Registry;
 
 /// Server settings and limits.
@@ -45,8 +47,14 @@ pub struct ServerConfig {
     pub handshake_timeout: Duration,
     /// Time without any data or control traffic before a test is ended.
     pub idle_timeout: Duration,
-    /// Connections still in their handshake at once.
+    /// Connections still in their handshake (before their cookie) at once; when full, the
+    /// oldest is evicted.
     pub max_pending: usize,
+    /// Connections from one source address in their handshake at once; when full, that
+    /// source's oldest is evicted.
+    pub max_pending_per_ip: usize,
+    /// A source's refusals and evictions are logged once per this interval.
+    pub refusal_log_interval: Duration,
     /// Socket options for data streams (`--bind-dev`).
     pub sock: SocketOptions,
 }
@@ -62,7 +70,9 @@ impl Default for ServerConfig {
             max_duration: Duration::from_secs(3600),
             handshake_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(30),
-            max_pending: 64,
+            max_pending: 1024,
+            max_pending_per_ip: 64,
+            refusal_log_interval: Duration::from_secs(10),
             sock: SocketOptions::default(),
         }
     }
@@ -73,7 +83,8 @@ pub(crate) struct Shared {
     pub cfg: ServerConfig,
     pub registry: Registry,
     pub active: AtomicUsize,
-    pub pending: AtomicUsize,
+    pub pending: Mutex<Pending>,
+    pub refusals: Mutex<RefusalLog>,
     pub started: AtomicU64,
     pub finished: AtomicU64,
     pub shutdown: AtomicBool,
@@ -90,6 +101,37 @@ impl Shared {
             peer,
             message,
         });
+    }
+
+    /// Logs a refusal of a connection from `peer`, at most once per source address and
+    /// `kind` per interval (with the count of those not logged since).
+    pub fn refuse(&self, peer: SocketAddr, kind: &'static str, message: String) {
+        let quiet = lock(&self.refusals).note(peer.ip(), kind, Instant::now());
+        if let Some(n) = quiet {
+            let message = if n > 0 {
+                format!(
+                    "{message} (and {n} more like it from {} in the last {:.0?}, not logged)",
+                    peer.ip(),
+                    self.cfg.refusal_log_interval
+                )
+            } else {
+                message
+            };
+            self.log(Level::Warn, None, Some(peer), message);
+        }
+    }
+
+    /// Connections in their handshake now.
+    pub fn pending_len(&self) -> usize {
+        lock(&self.pending).len()
+    }
+}
+
+/// Locks `m`, going on with the data of a thread that panicked while holding it.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
     }
 }
 
@@ -109,13 +151,16 @@ impl Server {
     /// Binds the TCP and UDP sockets.
     pub fn bind(cfg: ServerConfig, log: LogSink) -> Result<Server, TrafficError> {
         let (tcp, udp) = bind::bind_pair(cfg.bind, cfg.port)?;
+        let pending = Pending::new(cfg.max_pending, cfg.max_pending_per_ip);
+        let refusals = RefusalLog::new(cfg.refusal_log_interval);
         Ok(Server {
             tcp,
             shared: Arc::new(Shared {
                 cfg,
                 registry: Registry::default(),
                 active: AtomicUsize::new(0),
-                pending: AtomicUsize::new(0),
+                pending: Mutex::new(pending),
+                refusals: Mutex::new(refusals),
                 started: AtomicU64::new(0),
                 finished: AtomicU64::new(0),
                 shutdown: AtomicBool::new(false),
@@ -180,7 +225,7 @@ impl Server {
         }
         sh.shutdown.store(true, Ordering::Relaxed);
         let t = Instant::now();
-        while (sh.active.load(Ordering::Relaxed) > 0 || sh.pending.load(Ordering::Relaxed) > 0)
+        while (sh.active.load(Ordering::Relaxed) > 0 || sh.pending_len() > 0)
             && t.elapsed() < Duration::from_secs(5)
         {
             std::thread::sleep(Duration::from_millis(20));

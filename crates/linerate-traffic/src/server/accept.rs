@@ -20,28 +20,28 @@ pub fn spawn(sh: Arc<Shared>, stream: TcpStream, peer: SocketAddr, seq: u64) {
             .map_or(peer, |v4| SocketAddr::new(v4.into(), v6.port())),
         v4 => v4,
     };
-    let max = sh.cfg.max_pending;
-    if sh
-        .pending
-        .fetch_update(Ordering::AcqRel, Ordering::Relaxed, |p| {
-            (p < max).then_some(p + 1)
-        })
-        .is_err()
-    {
-        sh.log(
-            Level::Warn,
-            None,
-            Some(peer),
-            format!("closed: {max} connections already in their handshake"),
+    let evicted = super::lock(&sh.pending).admit(seq, peer, stream.try_clone().ok());
+    for e in evicted {
+        let (limit, flag) = if e.same_source {
+            (sh.cfg.max_pending_per_ip, "--max-pending-per-ip")
+        } else {
+            (sh.cfg.max_pending, "--max-pending")
+        };
+        sh.refuse(
+            e.peer,
+            "evicted",
+            format!(
+                "evicted: the oldest of {limit} connections still in their handshake \
+                 (the {flag} limit), to make room for a new one"
+            ),
         );
-        return;
     }
     let sh2 = Arc::clone(&sh);
     let r = std::thread::Builder::new()
         .name("lr-conn".into())
         .spawn(move || handle(&sh2, stream, peer, seq));
     if r.is_err() {
-        sh.pending.fetch_sub(1, Ordering::AcqRel);
+        super::lock(&sh.pending).finish(seq);
         sh.log(
             Level::Warn,
             None,
@@ -85,17 +85,19 @@ fn handle(sh: &Shared, mut stream: TcpStream, peer: SocketAddr, seq: u64) {
             Err(_) => break,
         }
     }
+    if !super::lock(&sh.pending).finish(seq) {
+        // Evicted to make room (and logged then): its socket is shut down.
+        return;
+    }
     if got < COOKIE_LEN {
         let what = if got == 0 {
             "sent nothing".to_owned()
         } else {
             format!("sent {}", describe(&buf[..got]))
         };
-        sh.pending.fetch_sub(1, Ordering::AcqRel);
-        sh.log(
-            Level::Warn,
-            None,
-            Some(peer),
+        sh.refuse(
+            peer,
+            "timeout",
             format!(
                 "closed: the client {what} within {:.0?} instead of a cookie",
                 sh.cfg.handshake_timeout
@@ -104,22 +106,18 @@ fn handle(sh: &Shared, mut stream: TcpStream, peer: SocketAddr, seq: u64) {
         return;
     }
     let Some(cookie) = Cookie::parse(&buf) else {
-        sh.pending.fetch_sub(1, Ordering::AcqRel);
-        sh.log(
-            Level::Warn,
-            None,
-            Some(peer),
-            format!("closed: the client sent {}", describe(&buf)),
-        );
+        let what = describe(&buf);
+        let kind = if what.starts_with("an HTTP") {
+            "http"
+        } else {
+            "garbage"
+        };
+        sh.refuse(peer, kind, format!("closed: the client sent {what}"));
         return;
     };
     let stream = match sh.registry.route(&cookie, seq, stream) {
-        Route::Delivered => {
-            sh.pending.fetch_sub(1, Ordering::AcqRel);
-            return;
-        }
+        Route::Delivered => return,
         Route::Refused(mut s) => {
-            sh.pending.fetch_sub(1, Ordering::AcqRel);
             let _ = s.write_all(&[State::AccessDenied.to_byte()]);
             sh.log(
                 Level::Warn,
@@ -142,7 +140,6 @@ fn handle(sh: &Shared, mut stream: TcpStream, peer: SocketAddr, seq: u64) {
                 (a < max).then_some(a + 1)
             })
             .is_ok();
-    sh.pending.fetch_sub(1, Ordering::AcqRel);
     if !admitted || !sh.registry.insert(cookie) {
         if admitted {
             sh.active.fetch_sub(1, Ordering::AcqRel);

@@ -20,7 +20,8 @@ SIGTERM stops it cleanly (exit 130 or 143).
 Examples:
   linerate server
   linerate server -p 5202 -B 198.18.0.2 --max-tests 4
-  linerate server --one-off --idle-timeout 10s"
+  linerate server --one-off --idle-timeout 10s
+  linerate server --max-pending-per-ip 16 --handshake-timeout 5s"
 )]
 pub struct Args {
     /// Port for control and data (TCP and UDP)
@@ -44,6 +45,13 @@ pub struct Args {
     /// Time a client gets for each handshake step
     #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = Duration::parse_with_unit, allow_hyphen_values = true)]
     pub handshake_timeout: Duration,
+    /// Connections still in their handshake at once; when full, the oldest is closed
+    #[arg(long, default_value_t = 1024, value_name = "N")]
+    pub max_pending: usize,
+    /// Connections from one address still in their handshake at once; when full, that
+    /// address's oldest is closed
+    #[arg(long, default_value_t = 64, value_name = "N")]
+    pub max_pending_per_ip: usize,
     /// A test that moves no data for this long is ended
     #[arg(long, default_value = "30s", value_name = "DURATION", value_parser = Duration::parse_with_unit, allow_hyphen_values = true)]
     pub idle_timeout: Duration,
@@ -73,8 +81,21 @@ fn log_line(rec: &ServerLog) -> String {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    if args.max_tests == 0 || args.max_streams == 0 {
-        anyhow::bail!("--max-tests and --max-streams must be at least 1");
+    for (flag, n) in [
+        ("--max-tests", args.max_tests),
+        ("--max-streams", args.max_streams as usize),
+        ("--max-pending", args.max_pending),
+        ("--max-pending-per-ip", args.max_pending_per_ip),
+    ] {
+        if n == 0 {
+            anyhow::bail!("{flag} 0: expected at least 1");
+        }
+    }
+    if args.max_pending > 65_536 {
+        anyhow::bail!(
+            "--max-pending {}: expected at most 65536 (each pending connection holds a thread)",
+            args.max_pending
+        );
     }
     let week = std::time::Duration::from_secs(7 * 86_400);
     for (flag, d) in [
@@ -95,7 +116,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         max_duration: args.max_duration.as_std(),
         handshake_timeout: args.handshake_timeout.as_std(),
         idle_timeout: args.idle_timeout.as_std(),
-        max_pending: 64,
+        max_pending: args.max_pending,
+        max_pending_per_ip: args.max_pending_per_ip,
+        refusal_log_interval: std::time::Duration::from_secs(10),
         sock: linerate_traffic::config::SocketOptions {
             bind_dev: args.bind_dev.clone(),
             ..Default::default()
