@@ -95,10 +95,9 @@ fn parse_rate(s: &str) -> Result<Rate, String> {
     }
     if s.to_ascii_lowercase().ends_with("pps")
         && let Ok(p) = s.parse::<PacketRate>()
+        && p.pps() > 0.0
     {
-        if p.pps() > 0.0 {
-            return Ok(Rate::Pps(p.pps()));
-        }
+        return Ok(Rate::Pps(p.pps()));
     }
     match BitRate::parse_with_unit(s) {
         Ok(b) if b.as_f64() > 0.0 => Ok(Rate::Bits(b.as_f64())),
