@@ -20,6 +20,7 @@
 //! | `netns` | network namespaces: create, name, enter, run a closure inside, remove | Linux |
 //! | `packet` | AF_PACKET sockets bound to one interface, their drop counters | Linux |
 //! | `thread` | per-thread settings (timer slack) | Linux |
+//! | `txring` | AF_PACKET `TPACKET_V2` mmap transmit ring (send-only socket, qdisc bypass) | Linux |
 //! | `ifaddrs` | interfaces with their link data (`getifaddrs` with `struct if_data`: MTU, speed, link state, counters) | FreeBSD |
 //!
 //! Layout per OS: portable POSIX modules sit at the top; each OS backend is a module of its own
@@ -42,7 +43,7 @@ pub mod sysctl;
 mod linux;
 
 #[cfg(target_os = "linux")]
-pub use linux::{affinity, ethtool, netlink, netns, packet, socket, thread};
+pub use linux::{affinity, ethtool, netlink, netns, packet, socket, thread, txring};
 
 #[cfg(target_os = "freebsd")]
 mod freebsd;

@@ -8,3 +8,4 @@ pub mod netns;
 pub mod packet;
 pub mod socket;
 pub mod thread;
+pub mod txring;

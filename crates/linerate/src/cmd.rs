@@ -6,6 +6,7 @@ pub mod client;
 pub mod compare;
 pub mod completions;
 pub mod experiments;
+pub mod r#gen;
 pub mod history;
 pub mod import;
 #[cfg(target_os = "linux")]

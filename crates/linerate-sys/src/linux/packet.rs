@@ -71,7 +71,7 @@ pub fn open(ifname: &str, opts: &PacketOptions) -> io::Result<OwnedFd> {
 }
 
 #[expect(unsafe_code)]
-fn raw_socket() -> io::Result<OwnedFd> {
+pub(crate) fn raw_socket() -> io::Result<OwnedFd> {
     // SAFETY: socket(2) takes plain integers.
     let fd = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
     if fd < 0 {
@@ -81,12 +81,22 @@ fn raw_socket() -> io::Result<OwnedFd> {
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
-#[expect(unsafe_code)]
 fn bind_all_protocols(fd: BorrowedFd<'_>, ifindex: libc::c_int) -> io::Result<()> {
+    bind_protocol(fd, ifindex, libc::ETH_P_ALL as u16)
+}
+
+/// Binds packet socket `fd` to interface `ifindex` for `protocol` (host order; 0 receives
+/// nothing, for a send-only socket).
+#[expect(unsafe_code)]
+pub(crate) fn bind_protocol(
+    fd: BorrowedFd<'_>,
+    ifindex: libc::c_int,
+    protocol: u16,
+) -> io::Result<()> {
     // SAFETY: sockaddr_ll is plain old data; all-zero is a valid value.
     let mut addr: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
     addr.sll_family = libc::AF_PACKET as libc::c_ushort;
-    addr.sll_protocol = (libc::ETH_P_ALL as u16).to_be();
+    addr.sll_protocol = protocol.to_be();
     addr.sll_ifindex = ifindex;
     let len = std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
     // SAFETY: addr is a valid sockaddr_ll on this frame and len is its size; bind only reads

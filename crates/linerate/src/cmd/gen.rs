@@ -1,0 +1,467 @@
+//! `linerate gen`: a raw-frame generator. Ethernet/IPv4/UDP frames are built once per flow and
+//! size (`linerate_traffic::frame`), stamped per frame with linerate's signature, a sequence
+//! number and a send timestamp, and sent from one AF_PACKET `TPACKET_V2` transmit ring per
+//! thread (qdisc bypassed). A rate is held by sleeping between batches, never by spinning.
+
+use std::net::Ipv4Addr;
+use std::process::ExitCode;
+
+use anyhow::bail;
+use linerate_traffic::frame;
+use linerate_units::{BitRate, Duration, PacketRate};
+
+/// Arguments of `linerate gen`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Needs Linux and CAP_NET_RAW. Frame sizes count the FCS, as `calc rate` \
+                        does; imix is 7:4:1 of 40/576/1500-byte IP packets, interleaved.\n\n\
+                        Examples:\n  linerate gen --dev veth0 --dst-ip 198.19.0.2 -t 10s\n  \
+                        linerate gen --dev veth0 --dst-ip 198.19.0.2 --frame imix --rate 100kpps\n  \
+                        linerate gen --dev veth0 --dst-ip 198.19.0.2 --frame 64,1518 \
+                        --threads 2 --flows 16 --count 1000000 --json"
+)]
+pub struct Args {
+    /// Interface to send on
+    #[arg(long, value_name = "IFACE")]
+    pub dev: String,
+
+    /// Frame sizes with FCS: 64, 1518, imix, or a list like 64,512,1518 (interleaved)
+    #[arg(long, value_name = "FRAMES", default_value = "64")]
+    pub frame: String,
+
+    /// Send rate over all threads: max, frames per second (100kpps) or an L2 bit rate (1G)
+    #[arg(long, value_name = "RATE", default_value = "max", value_parser = parse_rate,
+          allow_negative_numbers = true)]
+    pub rate: Rate,
+
+    /// Sending threads, each with its own ring
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub threads: u16,
+
+    /// Flows: the UDP source port steps through N values, so RSS and conntrack see N flows
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u16).range(1..))]
+    pub flows: u16,
+
+    /// Destination MAC (default: the neighbour entry of --dst-ip on --dev)
+    #[arg(long, value_name = "MAC", value_parser = parse_mac)]
+    pub dst_mac: Option<[u8; 6]>,
+
+    /// Source IPv4 address (default: the first address of --dev)
+    #[arg(long, value_name = "ADDR")]
+    pub src_ip: Option<Ipv4Addr>,
+
+    /// Destination IPv4 address
+    #[arg(long, value_name = "ADDR")]
+    pub dst_ip: Ipv4Addr,
+
+    /// UDP destination port
+    #[arg(long, value_name = "PORT", default_value_t = 9)]
+    pub port: u16,
+
+    /// How long to send (default 10s unless --count is given)
+    #[arg(
+        short = 't',
+        long,
+        value_name = "DURATION",
+        allow_negative_numbers = true
+    )]
+    pub duration: Option<Duration>,
+
+    /// Frames to send over all threads, then stop
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub count: Option<u64>,
+
+    /// Print the result as JSON (schema linerate.gen/1)
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A send rate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Rate {
+    /// As fast as the rings drain.
+    Max,
+    /// Frames per second.
+    Pps(f64),
+    /// Bits per second at L2 (frame bytes with FCS).
+    Bits(f64),
+}
+
+fn parse_rate(s: &str) -> Result<Rate, String> {
+    if s.eq_ignore_ascii_case("max") {
+        return Ok(Rate::Max);
+    }
+    if s.to_ascii_lowercase().ends_with("pps")
+        && let Ok(p) = s.parse::<PacketRate>()
+        && p.pps() > 0.0
+    {
+        return Ok(Rate::Pps(p.pps()));
+    }
+    match BitRate::parse_with_unit(s) {
+        Ok(b) if b.as_f64() > 0.0 => Ok(Rate::Bits(b.as_f64())),
+        Ok(_) => Err(format!("'{s}': a rate must be greater than zero")),
+        Err(e) => Err(format!(
+            "'{s}' is not max, a frame rate (100kpps) or a bit rate: {e}"
+        )),
+    }
+}
+
+fn parse_mac(s: &str) -> Result<[u8; 6], String> {
+    let parts: Vec<&str> = s.split(':').collect();
+    let mut mac = [0u8; 6];
+    if parts.len() != 6 {
+        return Err(format!(
+            "'{s}' is not a MAC address (expected aa:bb:cc:dd:ee:ff)"
+        ));
+    }
+    for (m, p) in mac.iter_mut().zip(parts) {
+        *m = u8::from_str_radix(p, 16)
+            .map_err(|_| format!("'{s}' is not a MAC address (bad byte '{p}')"))?;
+    }
+    Ok(mac)
+}
+
+/// Parses `--frame`: sizes with weights, in the interleaved order of one cycle.
+fn parse_frames(s: &str) -> anyhow::Result<Vec<usize>> {
+    let mut sizes: Vec<(usize, u32)> = Vec::new();
+    for part in s.split(',') {
+        let part = part.trim();
+        if part.eq_ignore_ascii_case("imix") {
+            for c in linerate_calc::ethernet::simple_imix() {
+                let bytes = usize::try_from(c.frame.bytes()).unwrap_or(usize::MAX);
+                sizes.push((bytes, c.weight));
+            }
+            continue;
+        }
+        let n: usize = part
+            .trim_end_matches(['B', 'b'])
+            .parse()
+            .map_err(|_| anyhow::anyhow!("--frame '{part}': not a frame size in bytes or imix"))?;
+        if !(frame::MIN_FRAME..=frame::MAX_FRAME).contains(&n) {
+            bail!(
+                "--frame {n}: out of range, expected {} … {} bytes (FCS included)",
+                frame::MIN_FRAME,
+                frame::MAX_FRAME
+            );
+        }
+        sizes.push((n, 1));
+    }
+    let weights: Vec<u32> = sizes.iter().map(|s| s.1).collect();
+    Ok(frame::interleave(&weights)
+        .into_iter()
+        .map(|i| sizes[i].0)
+        .collect())
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    imp::run(args)
+}
+
+#[cfg(not(target_os = "linux"))]
+mod imp {
+    use super::*;
+
+    pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+        parse_frames(&args.frame)?;
+        bail!(
+            "linerate gen needs Linux: it sends from AF_PACKET transmit rings, which {} has not",
+            std::env::consts::OS
+        )
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod imp {
+    use super::*;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+    use anyhow::Context as _;
+    use linerate_sys::txring::TxRing;
+    use linerate_traffic::frame::{FlowAddr, Template};
+    use serde::Serialize;
+
+    use crate::output;
+    use crate::stop::Stop;
+
+    /// The `linerate.gen/1` document.
+    #[derive(Debug, Serialize)]
+    struct Report {
+        schema: &'static str,
+        dev: String,
+        sent_frames: u64,
+        sent_bytes: u64,
+        seconds: f64,
+        sent_pps: f64,
+        sent_l2_bps: f64,
+        threads: Vec<ThreadReport>,
+    }
+
+    #[derive(Debug, Serialize)]
+    struct ThreadReport {
+        thread: u16,
+        sent_frames: u64,
+        sent_bytes: u64,
+        sent_pps: f64,
+        wrong_format: u64,
+    }
+
+    const BATCH: usize = 64;
+
+    pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+        if args.duration.is_some_and(|d| d.as_secs_f64() <= 0.0) {
+            bail!("--duration: must be greater than zero");
+        }
+        let order = parse_frames(&args.frame)?;
+        let src_mac = read_mac(&args.dev)?;
+        let src_ip = match args.src_ip {
+            Some(ip) => ip,
+            None => bail!(
+                "--src-ip is needed (the address linerate gen puts in its frames), e.g. \
+                 --src-ip 198.18.0.1"
+            ),
+        };
+        let dst_mac = match args.dst_mac {
+            Some(m) => m,
+            None => neighbour_mac(&args.dev, args.dst_ip)?,
+        };
+        let base = FlowAddr {
+            dst_mac,
+            src_mac,
+            src_ip,
+            dst_ip: args.dst_ip,
+            src_port: 10000,
+            dst_port: args.port,
+        };
+        let mean_frame = order.iter().sum::<usize>() as f64 / order.len() as f64;
+        let pps = match args.rate {
+            Rate::Max => None,
+            Rate::Pps(p) => Some(p),
+            Rate::Bits(b) => Some(b / (mean_frame * 8.0)),
+        };
+        let seconds = match (args.duration, args.count) {
+            (Some(d), _) => d.as_secs_f64(),
+            (None, Some(_)) => f64::INFINITY,
+            (None, None) => 10.0,
+        };
+        let largest = order.iter().copied().max().unwrap_or(64);
+        let slot = (largest + 32).next_power_of_two().max(2048);
+        // Templates per flow and size, indexed [flow][size position in order].
+        let mut templates = Vec::new();
+        for f in 0..args.flows {
+            let mut row = Vec::new();
+            for &size in &order {
+                row.push(Template::new(&base.nth(f), size)?);
+            }
+            templates.push(row);
+        }
+        let templates = Arc::new(templates);
+        let stop = Stop::install()?;
+        let threads = usize::from(args.threads);
+        // Open every ring first, so a permission error is one clear message.
+        let mut rings = Vec::new();
+        for _ in 0..threads {
+            let ring = TxRing::open(&args.dev, slot, 1024, true).map_err(|e| {
+                if e.kind() == std::io::ErrorKind::PermissionDenied {
+                    anyhow::anyhow!(
+                        "linerate gen needs CAP_NET_RAW to open a packet socket on {} (run as \
+                         root or grant the capability)",
+                        args.dev
+                    )
+                } else {
+                    anyhow::Error::new(e)
+                        .context(format!("opening a transmit ring on {}", args.dev))
+                }
+            })?;
+            rings.push(ring);
+        }
+        let started = Instant::now();
+        let deadline = started + std::time::Duration::from_secs_f64(seconds.min(1e9));
+        let mut handles = Vec::new();
+        for (t, ring) in rings.into_iter().enumerate() {
+            let share = |n: u64| n / threads as u64 + u64::from((t as u64) < n % threads as u64);
+            let job = Job {
+                thread: t as u16,
+                templates: Arc::clone(&templates),
+                pps: pps.map(|p| p / threads as f64),
+                count: args.count.map(share).unwrap_or(u64::MAX),
+                deadline,
+                stop: Arc::clone(stop.flag()),
+            };
+            handles.push(
+                std::thread::Builder::new()
+                    .name(format!("gen-{t}"))
+                    .spawn(move || job.send(ring))
+                    .context("starting a sender thread")?,
+            );
+        }
+        let mut per = Vec::new();
+        for h in handles {
+            per.push(
+                h.join()
+                    .map_err(|_| anyhow::anyhow!("a sender thread panicked"))??,
+            );
+        }
+        let secs = started.elapsed().as_secs_f64();
+        let sent: u64 = per.iter().map(|p| p.sent_frames).sum();
+        let bytes: u64 = per.iter().map(|p| p.sent_bytes).sum();
+        let report = Report {
+            schema: "linerate.gen/1",
+            dev: args.dev.clone(),
+            sent_frames: sent,
+            sent_bytes: bytes,
+            seconds: secs,
+            sent_pps: sent as f64 / secs,
+            sent_l2_bps: bytes as f64 * 8.0 / secs,
+            threads: per,
+        };
+        if args.json {
+            output::print_json(&report)?;
+        } else {
+            let mut text = format!(
+                "sent {} frames in {:.3} s on {}: {} ({} at L2)\n",
+                report.sent_frames,
+                report.seconds,
+                report.dev,
+                PacketRate::from_pps(report.sent_pps).human(),
+                BitRate::from_bps_f64(report.sent_l2_bps).human(),
+            );
+            for t in &report.threads {
+                text.push_str(&format!(
+                    "  thread {}: {} frames, {}\n",
+                    t.thread,
+                    t.sent_frames,
+                    PacketRate::from_pps(t.sent_pps).human()
+                ));
+            }
+            output::print_text(&text)?;
+        }
+        if let Some(sig) = stop.signal() {
+            return Ok(crate::stop::exit_code(sig));
+        }
+        Ok(ExitCode::SUCCESS)
+    }
+
+    struct Job {
+        thread: u16,
+        templates: Arc<Vec<Vec<Template>>>,
+        pps: Option<f64>,
+        count: u64,
+        deadline: Instant,
+        stop: Arc<AtomicBool>,
+    }
+
+    impl Job {
+        fn send(self, mut ring: TxRing) -> anyhow::Result<ThreadReport> {
+            let flows = self.templates.len();
+            let cycle = self.templates[0].len();
+            let seq_base = u64::from(self.thread) << 56;
+            let start = Instant::now();
+            let mut sent = 0u64;
+            let mut bytes = 0u64;
+            let mut i = 0usize;
+            while sent < self.count {
+                let now = Instant::now();
+                if now >= self.deadline || self.stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let mut room = (self.count - sent).min(BATCH as u64);
+                if let Some(pps) = self.pps {
+                    let due = (now.duration_since(start).as_secs_f64() * pps) as u64 + 1;
+                    if due <= sent {
+                        // Sleep until the next frame is due, at most to the deadline.
+                        let at = start + std::time::Duration::from_secs_f64((sent as f64) / pps);
+                        let at = at.min(self.deadline);
+                        std::thread::sleep(at.saturating_duration_since(now));
+                        continue;
+                    }
+                    room = room.min(due - sent);
+                }
+                let ts = SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map(|d| d.as_nanos() as u64)
+                    .unwrap_or(0);
+                let mut pushed = 0u64;
+                while pushed < room {
+                    let t = &self.templates[i % flows][i % cycle];
+                    let seq = seq_base | (sent + pushed);
+                    if !ring.push(|buf| t.stamp(buf, seq, ts)) {
+                        break;
+                    }
+                    bytes += (t.bytes().len() + frame::FCS) as u64;
+                    i = i.wrapping_add(1);
+                    pushed += 1;
+                }
+                sent += pushed;
+                ring.flush().context("sending from the ring")?;
+                if pushed < room {
+                    ring.wait(std::time::Duration::from_millis(10))?;
+                }
+            }
+            // Let the kernel drain what is queued.
+            ring.flush().context("sending from the ring")?;
+            let secs = start.elapsed().as_secs_f64().max(1e-9);
+            Ok(ThreadReport {
+                thread: self.thread,
+                sent_frames: sent,
+                sent_bytes: bytes,
+                sent_pps: sent as f64 / secs,
+                wrong_format: ring.wrong_format(),
+            })
+        }
+    }
+
+    fn read_mac(dev: &str) -> anyhow::Result<[u8; 6]> {
+        let path = format!("/sys/class/net/{dev}/address");
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("--dev {dev}: no such interface ({path})"))?;
+        parse_mac(text.trim()).map_err(|e| anyhow::anyhow!("{path}: {e}"))
+    }
+
+    /// The MAC of `ip` in the neighbour table (/proc/net/arp) on `dev`.
+    fn neighbour_mac(dev: &str, ip: Ipv4Addr) -> anyhow::Result<[u8; 6]> {
+        let text = std::fs::read_to_string("/proc/net/arp").context("reading /proc/net/arp")?;
+        let want = ip.to_string();
+        for line in text.lines().skip(1) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            if f.len() >= 6 && f[0] == want && f[5] == dev && f[3] != "00:00:00:00:00:00" {
+                return parse_mac(f[3]).map_err(|e| anyhow::anyhow!("/proc/net/arp: {e}"));
+            }
+        }
+        bail!(
+            "no neighbour entry for {ip} on {dev}: give --dst-mac, or resolve it first \
+             (e.g. ping -c1 {ip})"
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_parse_and_interleave() {
+        assert_eq!(parse_frames("64").unwrap(), vec![64]);
+        assert_eq!(parse_frames("64,1518").unwrap(), vec![64, 1518]);
+        let imix = parse_frames("imix").unwrap();
+        assert_eq!(imix.len(), 12);
+        assert_eq!(imix.iter().filter(|&&s| s == 64).count(), 7);
+        assert_eq!(imix.iter().filter(|&&s| s == 594).count(), 4);
+        assert_eq!(imix.iter().filter(|&&s| s == 1518).count(), 1);
+        assert!(parse_frames("63").is_err());
+        assert!(parse_frames("big").is_err());
+    }
+
+    #[test]
+    fn rates_and_macs_parse() {
+        assert_eq!(parse_rate("max"), Ok(Rate::Max));
+        assert_eq!(parse_rate("100kpps"), Ok(Rate::Pps(100_000.0)));
+        assert_eq!(parse_rate("1G"), Ok(Rate::Bits(1e9)));
+        assert!(parse_rate("fast").is_err());
+        assert_eq!(parse_mac("02:00:00:00:00:0a"), Ok([2, 0, 0, 0, 0, 10]));
+        assert!(parse_mac("02:00").is_err());
+    }
+}
