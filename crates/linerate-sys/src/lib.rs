@@ -20,6 +20,7 @@
 //! | `netns` | network namespaces: create, name, enter, run a closure inside, remove | Linux |
 //! | `packet` | AF_PACKET sockets bound to one interface, their drop counters | Linux |
 //! | `thread` | per-thread settings (timer slack) | Linux |
+//! | `perf` | `perf_event_open` stack sampling: one event and ring buffer per CPU, sample records decoded | Linux |
 //! | `ifaddrs` | interfaces with their link data (`getifaddrs` with `struct if_data`: MTU, speed, link state, counters) | FreeBSD |
 //!
 //! Layout per OS: portable POSIX modules sit at the top; each OS backend is a module of its own
@@ -27,7 +28,7 @@
 //! write `linerate_sys::affinity::pin_current_thread` on every OS that has it. What exists on
 //! one OS only is absent on the others (no stubs): callers put it behind the same `cfg` and
 //! say plainly that the feature needs that OS. Still to come in the Linux backend: AF_PACKET/
-//! AF_XDP rings (beside `packet`) and `perf_event_open` sampling (a `perf` module).
+//! AF_XDP rings (beside `packet`).
 
 #![deny(missing_docs)]
 
@@ -42,7 +43,7 @@ pub mod sysctl;
 mod linux;
 
 #[cfg(target_os = "linux")]
-pub use linux::{affinity, ethtool, netlink, netns, packet, socket, thread};
+pub use linux::{affinity, ethtool, netlink, netns, packet, perf, socket, thread};
 
 #[cfg(target_os = "freebsd")]
 mod freebsd;
