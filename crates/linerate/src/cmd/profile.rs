@@ -164,7 +164,6 @@ mod linux {
     /// Turns a sample's addresses into frame names, innermost first, with the process name
     /// as the root frame.
     fn frames(s: &Sample, ksyms: &Kallsyms, procs: &mut Processes) -> Vec<String> {
-        let (comm, maps) = procs.get(s.pid);
         let mut out: Vec<String> = s
             .chain
             .iter()
@@ -174,11 +173,11 @@ mod linux {
                         .lookup(addr)
                         .map_or_else(|| "[kernel]".to_owned(), str::to_owned)
                 } else {
-                    maps.name(addr)
+                    procs.user_frame(s.pid, addr)
                 }
             })
             .collect();
-        out.push(comm.clone());
+        out.push(procs.comm(s.pid));
         out
     }
 
@@ -205,12 +204,16 @@ mod linux {
             .map(|d| started + std::time::Duration::from(d));
         let mut folded = Folded::default();
         let mut procs = Processes::default();
+        let mut raw: Vec<Sample> = Vec::new();
         let mut lost = 0;
         let mut status = None;
         loop {
             let tick = Instant::now() + std::time::Duration::from_millis(100);
             stop.sleep_until(end.map_or(tick, |e| e.min(tick)));
-            let st = sampler.drain(|s| folded.add(&frames(&s, &ksyms, &mut procs)));
+            let st = sampler.drain(|s| {
+                procs.note(s.pid);
+                raw.push(s);
+            });
             lost += st.lost;
             if let Some(c) = child.as_mut() {
                 if let Some(s) = c.try_wait().context("waiting for the command")? {
@@ -229,8 +232,15 @@ mod linux {
         }
         sampler.disable().context("stopping the sampling")?;
         let elapsed = started.elapsed();
-        let st = sampler.drain(|s| folded.add(&frames(&s, &ksyms, &mut procs)));
+        let st = sampler.drain(|s| {
+            procs.note(s.pid);
+            raw.push(s);
+        });
         lost += st.lost;
+        // Symbols are read after the sampling, so reading them neither delays it nor shows in it.
+        for s in &raw {
+            folded.add(&frames(s, &ksyms, &mut procs));
+        }
         let mut stopped_command = false;
         if let Some(mut c) = child.take() {
             if status.is_none() {
