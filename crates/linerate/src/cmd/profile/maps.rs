@@ -140,16 +140,21 @@ impl Processes {
             return "[unknown]".to_owned();
         };
         let elf = self.files.entry(m.path.clone()).or_insert_with(|| {
-            let path = if m.path.starts_with('/') {
-                format!("/proc/{pid}/root{}", m.path)
-            } else {
-                return None;
-            };
-            let small = std::fs::metadata(&path).is_ok_and(|md| md.len() <= MAX_ELF);
-            small
-                .then(|| std::fs::read(&path).ok())
-                .flatten()
-                .and_then(|data| Elf::parse(&data))
+            if !m.path.starts_with('/') {
+                return None; // [vdso], [anon:…]
+            }
+            // Through the process's root while it lives (it may be in another mount
+            // namespace), else the path as seen here.
+            let inside = format!("/proc/{pid}/root{}", m.path);
+            [inside.as_str(), m.path.as_str()]
+                .into_iter()
+                .find_map(|path| {
+                    let small = std::fs::metadata(path).is_ok_and(|md| md.len() <= MAX_ELF);
+                    small
+                        .then(|| std::fs::read(path).ok())
+                        .flatten()
+                        .and_then(|data| Elf::parse(&data))
+                })
         });
         match elf.as_ref().and_then(|e| e.lookup(off)) {
             Some(name) => name,
