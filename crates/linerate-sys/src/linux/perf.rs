@@ -98,6 +98,7 @@ impl Ring {
     }
 
     /// Copies the records between the reader's tail and the kernel's head, then frees them.
+    #[expect(unsafe_code)]
     fn take(&mut self, out: &mut Vec<u8>) {
         let hdr = self.header();
         // SAFETY: `hdr` points at the first (metadata) page of a live mapping of at least one
@@ -130,6 +131,7 @@ impl Ring {
 }
 
 impl Drop for Ring {
+    #[expect(unsafe_code)]
     fn drop(&mut self) {
         // SAFETY: `base`/`len` are exactly what mmap returned in `Ring::map`, unmapped once.
         unsafe {
@@ -177,6 +179,7 @@ fn attr(event: Event, frequency: u64, inherit: bool) -> perf_event_attr {
     a
 }
 
+#[expect(unsafe_code)]
 fn open_one(event: Event, frequency: u64, target: Target, cpu: i32) -> io::Result<OwnedFd> {
     let (pid, inherit) = match target {
         Target::System => (-1, false),
@@ -201,6 +204,7 @@ fn open_one(event: Event, frequency: u64, target: Target, cpu: i32) -> io::Resul
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
+#[expect(unsafe_code)]
 fn map(fd: OwnedFd) -> io::Result<Ring> {
     // SAFETY: sysconf has no preconditions.
     let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
@@ -273,6 +277,7 @@ impl Sampler {
     }
 
     /// Starts sampling on every CPU.
+    #[expect(unsafe_code)]
     pub fn enable(&self) -> io::Result<()> {
         for r in &self.rings {
             // SAFETY: ENABLE on a perf event descriptor we own; the argument is unused.
@@ -284,6 +289,7 @@ impl Sampler {
     }
 
     /// Stops sampling on every CPU (records already written stay readable).
+    #[expect(unsafe_code)]
     pub fn disable(&self) -> io::Result<()> {
         for r in &self.rings {
             // SAFETY: DISABLE on a perf event descriptor we own; the argument is unused.
