@@ -21,6 +21,7 @@
 //! | `packet` | AF_PACKET sockets bound to one interface, their drop counters | Linux |
 //! | `thread` | per-thread settings (timer slack) | Linux |
 //! | `txring` | AF_PACKET `TPACKET_V2` mmap transmit ring (send-only socket, qdisc bypass) | Linux |
+//! | `perf` | `perf_event_open` stack sampling: one event and ring buffer per CPU, sample records decoded | Linux |
 //! | `ifaddrs` | interfaces with their link data (`getifaddrs` with `struct if_data`: MTU, speed, link state, counters) | FreeBSD |
 //!
 //! Layout per OS: portable POSIX modules sit at the top; each OS backend is a module of its own
@@ -28,7 +29,7 @@
 //! write `linerate_sys::affinity::pin_current_thread` on every OS that has it. What exists on
 //! one OS only is absent on the others (no stubs): callers put it behind the same `cfg` and
 //! say plainly that the feature needs that OS. Still to come in the Linux backend: AF_PACKET/
-//! AF_XDP rings (beside `packet`) and `perf_event_open` sampling (a `perf` module).
+//! AF_XDP rings (beside `packet`).
 
 #![deny(missing_docs)]
 
@@ -43,7 +44,7 @@ pub mod sysctl;
 mod linux;
 
 #[cfg(target_os = "linux")]
-pub use linux::{affinity, ethtool, netlink, netns, packet, socket, thread, txring};
+pub use linux::{affinity, ethtool, netlink, netns, packet, perf, socket, thread, txring};
 
 #[cfg(target_os = "freebsd")]
 mod freebsd;

@@ -6,6 +6,7 @@ pub mod ethtool;
 pub mod netlink;
 pub mod netns;
 pub mod packet;
+pub mod perf;
 pub mod socket;
 pub mod thread;
 pub mod txring;

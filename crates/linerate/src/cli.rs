@@ -63,6 +63,8 @@ pub enum Command {
     Compare(cmd::compare::Args),
     /// List stored experiments (name, status, runs per variant), or remove one
     Experiments(cmd::experiments::Args),
+    /// Sample where the CPU time goes (every CPU or one process): top functions, folded stacks, flame graph
+    Profile(cmd::profile::Args),
     /// Import iperf3 JSON results into the store
     Import(cmd::import::Args),
     /// Write a self-contained HTML report with charts
@@ -92,6 +94,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Show(args) => cmd::show::run(args),
         Command::Compare(args) => cmd::compare::run(args),
         Command::Experiments(args) => cmd::experiments::run(args),
+        Command::Profile(args) => cmd::profile::run(args),
         Command::Import(args) => cmd::import::run(args),
         Command::Report(args) => cmd::report::run(args),
         Command::Logdist(args) => cmd::logdist::run(args),

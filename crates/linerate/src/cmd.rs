@@ -19,6 +19,7 @@ pub mod logdist;
 pub mod man;
 pub mod nic;
 pub mod plausible;
+pub mod profile;
 pub mod report;
 pub mod server;
 pub mod show;

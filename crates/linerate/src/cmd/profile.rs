@@ -1,0 +1,352 @@
+//! `linerate profile`: where the CPU time goes. Samples call stacks on every CPU (or of one
+//! process) through `perf_event_open` (hardware cycles where the machine has a PMU, the
+//! software `cpu-clock` otherwise, and the output says which), for a duration, until Ctrl-C,
+//! or while a command runs; resolves kernel frames from `/proc/kallsyms` and user frames to
+//! `module+offset`; prints the top functions (self and total share of the samples) and writes
+//! folded stacks and a flame graph SVG (drawn by the inferno crate).
+
+#[cfg(target_os = "linux")]
+mod fold;
+#[cfg(target_os = "linux")]
+mod kallsyms;
+#[cfg(target_os = "linux")]
+mod maps;
+
+use linerate_units::Duration;
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+/// Arguments of `linerate profile`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Sampling needs root (or CAP_PERFMON, or kernel.perf_event_paranoid at most \
+-1 for every CPU, 1 for one process's kernel stacks). Without -t and without a command it \
+samples until Ctrl-C.
+
+Examples:
+  linerate profile -t 10s
+  linerate profile -t 5s --folded out.folded --flamegraph out.svg
+  linerate profile --json -- linerate client 198.18.0.2 -t 10s
+  linerate profile -t 1s -- sh -c 'while :; do :; done'
+  linerate profile --pid 1234 -t 30s --frequency 999"
+)]
+pub struct Args {
+    /// How long to sample, e.g. 10s; with a command, it is stopped (SIGTERM) if it runs longer
+    /// [default: until the command exits, or Ctrl-C]
+    #[arg(short = 't', long, value_name = "DURATION", allow_hyphen_values = true)]
+    duration: Option<Duration>,
+
+    /// Samples per second on each CPU (1 to 10000)
+    #[arg(
+        long,
+        value_name = "HZ",
+        default_value_t = 99,
+        value_parser = clap::value_parser!(u64).range(1..=10000)
+    )]
+    frequency: u64,
+
+    /// Sample this process only (and the children it forks from then on), not every CPU
+    #[arg(long, value_name = "PID", value_parser = clap::value_parser!(i32).range(1..), conflicts_with = "command")]
+    pid: Option<i32>,
+
+    /// Write the folded stacks (stackcollapse format, `root;…;leaf COUNT` per line) to FILE
+    #[arg(long, value_name = "FILE")]
+    folded: Option<PathBuf>,
+
+    /// Write a flame graph (SVG, self-contained, searchable) to FILE
+    #[arg(long, value_name = "FILE")]
+    flamegraph: Option<PathBuf>,
+
+    /// Print JSON (schema linerate.profile/1) instead of the text table
+    #[arg(long)]
+    json: bool,
+
+    /// How many functions the top list shows
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=100000))]
+    top: u64,
+
+    /// A command to run: sampling (every CPU, or --pid) lasts until it exits
+    #[arg(last = true, value_name = "COMMAND")]
+    command: Vec<OsString>,
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn run(_args: Args) -> anyhow::Result<std::process::ExitCode> {
+    anyhow::bail!(
+        "linerate profile needs Linux: it samples through perf_event_open, which {} does not \
+         have (on FreeBSD, pmcstat samples CPU_CLK_UNHALTED_CORE)",
+        std::env::consts::OS
+    )
+}
+
+#[cfg(target_os = "linux")]
+pub use linux::run;
+
+#[cfg(target_os = "linux")]
+mod linux {
+    use std::io::Write as _;
+    use std::process::{Child, ExitCode};
+    use std::time::Instant;
+
+    use anyhow::Context;
+    use linerate_sys::perf::{Sample, Sampler, Target};
+
+    use super::Args;
+    use super::fold::{Folded, TopFunction};
+    use super::kallsyms::Kallsyms;
+    use super::maps::Processes;
+    use crate::output;
+    use crate::stop::{self, Stop};
+
+    /// The JSON document (schema linerate.profile/1).
+    #[derive(Debug, serde::Serialize)]
+    struct Report {
+        schema: &'static str,
+        event: &'static str,
+        frequency_hz: u64,
+        target: String,
+        cpus: usize,
+        duration_s: f64,
+        samples: u64,
+        lost: u64,
+        kernel_symbols: usize,
+        top: Vec<TopFunction>,
+    }
+
+    /// The CPUs that are online, from `/sys/devices/system/cpu/online` (`0-3,6`).
+    fn online_cpus() -> anyhow::Result<Vec<u32>> {
+        let path = "/sys/devices/system/cpu/online";
+        let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
+        parse_cpu_list(text.trim()).with_context(|| format!("{path}: bad CPU list {text:?}"))
+    }
+
+    fn parse_cpu_list(s: &str) -> anyhow::Result<Vec<u32>> {
+        let mut cpus = Vec::new();
+        for part in s.split(',').filter(|p| !p.is_empty()) {
+            match part.split_once('-') {
+                Some((a, b)) => cpus.extend(a.parse::<u32>()?..=b.parse::<u32>()?),
+                None => cpus.push(part.parse()?),
+            }
+        }
+        anyhow::ensure!(!cpus.is_empty(), "no CPU listed");
+        Ok(cpus)
+    }
+
+    /// Why perf_event_open refused, with what would allow it.
+    fn open_error(err: std::io::Error, target: Target) -> anyhow::Error {
+        let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+            .map(|s| s.trim().to_owned())
+            .unwrap_or_else(|_| "unreadable".to_owned());
+        let what = match target {
+            Target::System => "sampling every CPU".to_owned(),
+            Target::Process(p) => format!("sampling process {p} with kernel stacks"),
+        };
+        use std::io::ErrorKind;
+        let esrch = Some(rustix::io::Errno::SRCH.raw_os_error());
+        match err.kind() {
+            ErrorKind::PermissionDenied => anyhow::anyhow!(
+                "perf_event_open refused {what}: permission denied (kernel.perf_event_paranoid \
+                 is {paranoid}, uid {}). Run as root or with CAP_PERFMON (CAP_SYS_ADMIN before \
+                 Linux 5.8), or allow it for everyone with `sysctl kernel.perf_event_paranoid=-1` \
+                 (every CPU) or `=1` (one process); in a container, its seccomp profile must \
+                 also allow perf_event_open",
+                linerate_sys::process::euid()
+            ),
+            ErrorKind::Unsupported | ErrorKind::NotFound => anyhow::anyhow!(
+                "perf_event_open is not available here ({err}): the kernel lacks \
+                 CONFIG_PERF_EVENTS, or a seccomp filter blocks the call"
+            ),
+            _ if err.raw_os_error() == esrch => anyhow::anyhow!("--pid: no such process ({err})"),
+            _ => anyhow::anyhow!("perf_event_open failed for {what}: {err}"),
+        }
+    }
+
+    /// Turns a sample's addresses into frame names, innermost first, with the process name
+    /// as the root frame.
+    fn frames(s: &Sample, ksyms: &Kallsyms, procs: &mut Processes) -> Vec<String> {
+        let mut out: Vec<String> = s
+            .chain
+            .iter()
+            .map(|&(addr, kernel)| {
+                if kernel {
+                    ksyms
+                        .lookup(addr)
+                        .map_or_else(|| "[kernel]".to_owned(), str::to_owned)
+                } else {
+                    procs.user_frame(s.pid, addr)
+                }
+            })
+            .collect();
+        out.push(procs.comm(s.pid));
+        out
+    }
+
+    pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+        let stop = Stop::install()?;
+        let target = args.pid.map_or(Target::System, Target::Process);
+        let cpus = online_cpus()?;
+        let ksyms = Kallsyms::load();
+        let mut sampler = Sampler::open(target, &cpus, args.frequency, true)
+            .map_err(|e| open_error(e, target))?;
+        let mut child: Option<Child> = match args.command.split_first() {
+            Some((prog, rest)) => Some(
+                std::process::Command::new(prog)
+                    .args(rest)
+                    .spawn()
+                    .with_context(|| format!("starting {}", prog.to_string_lossy()))?,
+            ),
+            None => None,
+        };
+        let started = Instant::now();
+        sampler.enable().context("starting the sampling")?;
+        let end = args
+            .duration
+            .map(|d| started + std::time::Duration::from(d));
+        let mut folded = Folded::default();
+        let mut procs = Processes::default();
+        let mut raw: Vec<Sample> = Vec::new();
+        let mut lost = 0;
+        let mut status = None;
+        loop {
+            let tick = Instant::now() + std::time::Duration::from_millis(100);
+            stop.sleep_until(end.map_or(tick, |e| e.min(tick)));
+            let st = sampler.drain(|s| {
+                procs.note(s.pid);
+                raw.push(s);
+            });
+            lost += st.lost;
+            if let Some(c) = child.as_mut() {
+                if let Some(s) = c.try_wait().context("waiting for the command")? {
+                    status = Some(s);
+                    break;
+                }
+            }
+            if stop.requested() || end.is_some_and(|e| Instant::now() >= e) {
+                break;
+            }
+            if let Target::Process(p) = target {
+                if !std::path::Path::new(&format!("/proc/{p}")).exists() {
+                    break;
+                }
+            }
+        }
+        sampler.disable().context("stopping the sampling")?;
+        let elapsed = started.elapsed();
+        let st = sampler.drain(|s| {
+            procs.note(s.pid);
+            raw.push(s);
+        });
+        lost += st.lost;
+        // Symbols are read after the sampling, so reading them neither delays it nor shows in it.
+        for s in &raw {
+            folded.add(&frames(s, &ksyms, &mut procs));
+        }
+        let mut stopped_command = false;
+        if let Some(mut c) = child.take() {
+            if status.is_none() {
+                stopped_command = true;
+                // Stopped by a signal or the duration first: the command goes too.
+                let _ = linerate_sys::process::kill(c.id(), linerate_sys::signal::Signal::SIGTERM);
+                status = c.wait().ok();
+            }
+        }
+        write_outputs(&args, &folded)?;
+        let top = folded.top(usize::try_from(args.top).unwrap_or(usize::MAX));
+        let report = Report {
+            schema: "linerate.profile/1",
+            event: sampler.event().name(),
+            frequency_hz: args.frequency,
+            target: match target {
+                Target::System => "system".to_owned(),
+                Target::Process(p) => format!("pid {p}"),
+            },
+            cpus: cpus.len(),
+            duration_s: (elapsed.as_secs_f64() * 1000.0).round() / 1000.0,
+            samples: folded.samples(),
+            lost,
+            kernel_symbols: ksyms.len(),
+            top,
+        };
+        if args.json {
+            output::print_json(&report)?;
+        } else {
+            output::print_text(&text(&report))?;
+        }
+        if let Some(s) = status.filter(|s| !s.success() && !stopped_command) {
+            output::warn(&format!("the profiled command exited with {s}"));
+        }
+        if ksyms.len() == 0 {
+            output::warn(
+                "/proc/kallsyms shows no addresses (not root?): kernel frames are unnamed",
+            );
+        }
+        match stop.signal() {
+            Some(sig) => Ok(stop::exit_code(sig)),
+            None => Ok(ExitCode::SUCCESS),
+        }
+    }
+
+    fn write_outputs(args: &Args, folded: &Folded) -> anyhow::Result<()> {
+        let lines = folded.lines();
+        if let Some(path) = &args.folded {
+            let mut text = lines.join("\n");
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            linerate_sys::atomic_write(path, text.as_bytes())
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+        if let Some(path) = &args.flamegraph {
+            anyhow::ensure!(
+                folded.samples() > 0,
+                "no samples: no flame graph written to {}",
+                path.display()
+            );
+            let mut opts = inferno::flamegraph::Options::default();
+            opts.title = "linerate profile".to_owned();
+            let mut svg = Vec::new();
+            inferno::flamegraph::from_lines(&mut opts, lines.iter().map(String::as_str), &mut svg)
+                .context("drawing the flame graph")?;
+            linerate_sys::atomic_write(path, &svg)
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+        Ok(())
+    }
+
+    fn text(r: &Report) -> String {
+        let mut out = Vec::new();
+        let _ = writeln!(
+            out,
+            "{} samples of {} at {} Hz on {} CPUs ({}), {:.1} s; {} lost",
+            r.samples, r.event, r.frequency_hz, r.cpus, r.target, r.duration_s, r.lost
+        );
+        if r.event == "cpu-clock" {
+            let _ = writeln!(
+                out,
+                "event: software cpu-clock (no hardware PMU for cycles here)"
+            );
+        }
+        let _ = writeln!(out, "\n  self%  total%  function");
+        for t in &r.top {
+            let _ = writeln!(
+                out,
+                "{:>7.2} {:>7.2}  {}",
+                t.self_percent, t.total_percent, t.function
+            );
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::parse_cpu_list;
+
+        #[test]
+        fn cpu_lists_parse() {
+            assert_eq!(parse_cpu_list("0-3,6").expect("valid"), vec![0, 1, 2, 3, 6]);
+            assert_eq!(parse_cpu_list("0").expect("valid"), vec![0]);
+            assert!(parse_cpu_list("x").is_err());
+            assert!(parse_cpu_list("").is_err());
+        }
+    }
+}
