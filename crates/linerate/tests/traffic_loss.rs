@@ -22,6 +22,26 @@ fn drop_every_tenth(ns: &Netns, port: u16) {
     ));
 }
 
+/// The namespace's UDP `RcvbufErrors` (datagrams the kernel dropped because the receiving
+/// socket's buffer was full), from its `/proc/net/snmp`.
+fn rcvbuf_errors(ns: &Netns) -> u64 {
+    let out = ns
+        .exec("cat")
+        .arg("/proc/net/snmp")
+        .output()
+        .expect("read /proc/net/snmp");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let udp: Vec<&str> = text.lines().filter(|l| l.starts_with("Udp: ")).collect();
+    assert_eq!(udp.len(), 2, "two Udp lines in /proc/net/snmp: {text}");
+    let names = udp[0].split_whitespace();
+    let values = udp[1].split_whitespace();
+    names
+        .zip(values)
+        .find(|(name, _)| *name == "RcvbufErrors")
+        .and_then(|(_, value)| value.parse().ok())
+        .expect("Udp RcvbufErrors")
+}
+
 #[test]
 fn exactly_the_dropped_datagrams_are_lost() {
     require!(namespaces());
@@ -31,6 +51,7 @@ fn exactly_the_dropped_datagrams_are_lost() {
     let port = server.port;
     drop_every_tenth(&ns, port);
     for len in ["18", "1000"] {
+        let overflowed_before = rcvbuf_errors(&ns);
         let out = run_bounded(
             ns.linerate()
                 .args(["client", "127.0.0.1", "-p"])
@@ -50,10 +71,18 @@ fn exactly_the_dropped_datagrams_are_lost() {
             "-l {len}: {v}"
         );
         assert_eq!(udp["packets"], 10_000, "-l {len}: {udp}");
-        assert_eq!(udp["lost_packets"], 1_000, "-l {len}: {udp}");
+        // On a loaded machine the server may fall behind and the kernel drop datagrams at a
+        // full receive buffer: those are real losses too, counted by the kernel, so the test
+        // stays exact: nftables' 1000 plus the kernel's overflow count.
+        let overflowed = rcvbuf_errors(&ns) - overflowed_before;
+        let expected = 1_000 + overflowed;
+        assert_eq!(
+            udp["lost_packets"], expected,
+            "-l {len} ({overflowed} dropped at a full receive buffer): {udp}"
+        );
         assert_eq!(v["linerate"]["streams"][0]["duplicates"], 0);
         assert!(
-            (f64_at(&v, "end.sum.lost_percent") - 10.0).abs() < 1e-9,
+            (f64_at(&v, "end.sum.lost_percent") - expected as f64 / 100.0).abs() < 1e-9,
             "{}",
             v["end"]["sum"]
         );
