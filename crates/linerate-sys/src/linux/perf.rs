@@ -11,12 +11,14 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
 use std::ptr::NonNull;
 use std::sync::atomic::{Ordering, fence};
 
 use perf_event_open_sys as sys;
 use perf_event_open_sys::bindings::{perf_event_attr, perf_event_header, perf_event_mmap_page};
+
+use super::shared_map::map_shared;
 
 /// What is counted to trigger a sample.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -209,23 +211,7 @@ fn map(fd: OwnedFd) -> io::Result<Ring> {
     // SAFETY: sysconf has no preconditions.
     let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
     let len = page * (RING_PAGES + 1);
-    // SAFETY: a fresh shared read-write mapping of a perf event descriptor, 1 + 2^n pages as
-    // the kernel requires; the result is checked against MAP_FAILED before use.
-    let ptr = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED,
-            fd.as_raw_fd(),
-            0,
-        )
-    };
-    if ptr == libc::MAP_FAILED {
-        return Err(io::Error::last_os_error());
-    }
-    let base =
-        NonNull::new(ptr.cast::<u8>()).ok_or_else(|| io::Error::other("mmap returned null"))?;
+    let base = map_shared(fd.as_fd(), len)?;
     Ok(Ring {
         fd,
         base,

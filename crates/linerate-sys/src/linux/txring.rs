@@ -9,6 +9,8 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
+use super::shared_map::map_shared;
+
 const SOL_PACKET: libc::c_int = 263;
 const PACKET_VERSION: libc::c_int = 10;
 const PACKET_TX_RING: libc::c_int = 13;
@@ -232,26 +234,6 @@ fn set_ring(fd: BorrowedFd<'_>, req: &TpacketReq) -> io::Result<()> {
     } else {
         Err(io::Error::last_os_error())
     }
-}
-
-#[expect(unsafe_code)]
-fn map_shared(fd: BorrowedFd<'_>, len: usize) -> io::Result<NonNull<u8>> {
-    // SAFETY: a fresh shared mapping of the socket's ring; the kernel checks len against the
-    // ring it set up. No existing memory is affected (address chosen by the kernel).
-    let p = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED,
-            fd.as_raw_fd(),
-            0,
-        )
-    };
-    if p == libc::MAP_FAILED {
-        return Err(io::Error::last_os_error());
-    }
-    NonNull::new(p.cast()).ok_or_else(|| io::Error::other("mmap returned null"))
 }
 
 #[expect(unsafe_code)]
