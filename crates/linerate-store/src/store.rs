@@ -177,7 +177,6 @@ impl Store {
     /// A file that is not a linerate database, is corrupt, or has a newer schema is refused
     /// with a message and never written to.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        let path_buf = path.to_path_buf();
         let exists = path.exists();
         if exists {
             check_header(path)?;
@@ -187,6 +186,27 @@ impl Store {
                 error,
             })?;
         }
+        // Switching a new file to WAL needs a lock that SQLite's busy handler does not wait for
+        // (two `lab run`s creating one database at once got "database is locked"): the whole
+        // open is retried, bounded, while another process holds it.
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            match Store::open_once(path) {
+                Err(StoreError::Sqlite { error, .. })
+                    if error.sqlite_error_code()
+                        == Some(rusqlite::ffi::ErrorCode::DatabaseBusy)
+                        && std::time::Instant::now() < deadline =>
+                {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// One attempt of [`Store::open`] after the header check.
+    fn open_once(path: &Path) -> Result<Store, StoreError> {
+        let path_buf = path.to_path_buf();
         let conn = Connection::open(path).map_err(|e| classify(path, e))?;
         let sql = |e| classify(path, e);
         conn.busy_timeout(Duration::from_secs(30)).map_err(sql)?;

@@ -501,3 +501,21 @@ fn partial_runs_are_stored_marked_partial() {
     assert!(store.run(id).unwrap().partial);
     assert!(store.list(&RunFilter::default()).unwrap()[0].partial);
 }
+
+#[test]
+fn processes_creating_one_database_at_once_all_open_it() {
+    // Two `lab run`s started together once failed with "database is locked" on a new file.
+    for round in 0..5 {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(format!("race-{round}.db"));
+        let threads: Vec<_> = (0..8)
+            .map(|_| {
+                let path = path.clone();
+                std::thread::spawn(move || Store::open(&path).map(|_| ()))
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap().unwrap();
+        }
+    }
+}
