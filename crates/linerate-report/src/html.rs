@@ -37,6 +37,16 @@ pub struct Sweep {
     pub points: Vec<SweepPoint>,
 }
 
+/// CPU profiles stored with an experiment's runs: which functions' share changed per variant
+/// (text), and the differential flame graphs.
+#[derive(Debug, Clone, Default)]
+pub struct Profiles {
+    /// The share changes, shown verbatim.
+    pub text: String,
+    /// One differential flame graph per variant.
+    pub graphs: Vec<crate::flame::FlameGraph>,
+}
+
 /// What the report is about.
 #[derive(Debug, Clone, Default)]
 pub struct ReportInput {
@@ -54,6 +64,8 @@ pub struct ReportInput {
     pub sweep: Option<Sweep>,
     /// Per-run charts for at most this many runs (0: no limit).
     pub max_run_charts: usize,
+    /// CPU profiles, when the runs were profiled.
+    pub profiles: Option<Profiles>,
 }
 
 /// The report and its charts (for `--svg`/`--png`).
@@ -114,6 +126,22 @@ pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
         );
         body.push_str("<section><h2>Sweep</h2>\n");
         place(chart, &mut body, &mut charts)?;
+        body.push_str("</section>\n");
+    }
+
+    if let Some(p) = &input.profiles {
+        body.push_str("<section><h2>Where the CPU time went</h2>\n");
+        let _ = writeln!(body, "<pre class=\"verdict\">{}</pre>", esc(p.text.trim()));
+        if !p.graphs.is_empty() {
+            body.push_str(
+                "<p class=\"note\">Differential flame graphs against the baseline: red frames \
+                 took a larger share of the samples, blue a smaller one. Hover a frame for its \
+                 name and samples; find-in-page searches the names.</p>\n",
+            );
+        }
+        for g in &p.graphs {
+            body.push_str(&crate::flame::embed(g, esc));
+        }
         body.push_str("</section>\n");
     }
 
@@ -184,6 +212,7 @@ tbody tr:nth-child(even) { background: #fafafa; }
 figure { margin: 0.8em 0; }
 figure svg { max-width: 100%; height: auto; display: block; }
 figcaption { font-size: 0.85em; color: #555; }
+iframe.flame { width: 100%; border: 1px solid #e3e3e3; }
 pre.verdict { background: #f6f8fa; border: 1px solid #e3e3e3; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
 code { font-size: 0.9em; }
 footer { margin-top: 3em; border-top: 1px solid #ccc; padding-top: 0.5em; }

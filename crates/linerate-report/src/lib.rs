@@ -16,12 +16,14 @@
 #![forbid(unsafe_code)]
 
 pub mod chart;
+pub mod flame;
 pub mod format;
 pub mod html;
 pub mod png;
 
 pub use chart::{Bar, Chart, SweepPoint};
-pub use html::{Comparison, ReportInput, Sweep, build};
+pub use flame::FlameGraph;
+pub use html::{Comparison, Profiles, ReportInput, Sweep, build};
 
 /// What can go wrong while drawing.
 #[derive(Debug, thiserror::Error)]

@@ -37,7 +37,7 @@ pub use record::{
     Direction, ExperimentRef, HostRef, IntervalSample, Latency, LatencyBucket, RunContext, RunId,
     RunRecord, RunSource, RunSummary, StreamResult, snapshot_hash,
 };
-pub use store::{RunFilter, RunListing, Store, StoreError};
+pub use store::{RunFilter, RunListing, RunProfile, Store, StoreError};
 
 impl RunRecord {
     /// Builds a record from a typed document: the run linerate just measured (no JSON text in

@@ -109,6 +109,16 @@ pub const MIGRATIONS: &[&str] = &[
         WHERE e.name = experiments.name AND (e.created_at < experiments.created_at
             OR (e.created_at = experiments.created_at AND e.rowid <= experiments.rowid)));
     CREATE UNIQUE INDEX experiments_name_instance ON experiments(name, instance);",
+    // 4 → 5: a run's CPU profile (`lab run --profile`): the sampled event and rate, the
+    // attribution (JSON), and the folded stacks, deflate-compressed.
+    "CREATE TABLE run_profiles (
+        run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+        event TEXT NOT NULL,
+        frequency_hz INTEGER NOT NULL,
+        samples INTEGER NOT NULL,
+        breakdown TEXT NOT NULL,
+        folded BLOB NOT NULL
+    );",
 ];
 
 /// The schema version this build writes.

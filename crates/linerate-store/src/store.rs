@@ -349,6 +349,8 @@ fn classify(path: &Path, e: rusqlite::Error) -> StoreError {
 
 mod experiments;
 mod insert;
+mod profiles;
+pub use profiles::RunProfile;
 mod query;
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap()
 }
 
-fn record(name: &str) -> RunRecord {
+pub(super) fn record(name: &str) -> RunRecord {
     let mut ctx = RunContext::new(RunSource::Import);
     ctx.source_path = Some(name.into());
     RunRecord::from_iperf3_text(&fixture(name), &ctx)

@@ -3,10 +3,13 @@
 //! interval, and warnings when the samples are autocorrelated or too few.
 
 pub mod analysis;
+pub mod profiles;
 pub mod verdicts;
 pub mod words;
 
 use std::process::ExitCode;
+
+use anyhow::Context as _;
 
 use linerate_stats::comparison::SampleKind;
 
@@ -52,6 +55,10 @@ pub struct Args {
     /// Print JSON (schema linerate.compare/1)
     #[arg(long)]
     json: bool,
+    /// Write a differential flame graph per variant against the baseline (red: share grew,
+    /// blue: shrank) into DIR, from the profiles stored by `lab run --profile`
+    #[arg(long, value_name = "DIR", requires = "experiment")]
+    diff_flamegraphs: Option<std::path::PathBuf>,
     #[command(flatten)]
     db: DbArgs,
 }
@@ -118,9 +125,31 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             args.experiment.as_deref().unwrap_or("?")
         );
     };
+    let confidence = linerate_stats::Confidence::new(args.confidence)?;
+    let stored = if args.experiment.is_some() {
+        profiles::load(&store, &groups)?
+    } else {
+        Vec::new()
+    };
+    let changes = profiles::changes(&stored, confidence);
+    if let Some(dir) = &args.diff_flamegraphs {
+        anyhow::ensure!(
+            changes.is_some(),
+            "--diff-flamegraphs: no run of this experiment was profiled (lab run --profile)"
+        );
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        for (variant, svg) in profiles::diff_flamegraphs(&stored)? {
+            let path = dir.join(profiles::file_name(&variant));
+            linerate_sys::atomic_write(&path, &svg)
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+    }
     if args.json {
         let mut doc = outcome.json();
         doc["notes"] = serde_json::json!(notes);
+        if let Some(c) = &changes {
+            doc["profiles"] = serde_json::to_value(c)?;
+        }
         output::print_json(&doc)?;
     } else {
         let mut text = format!(
@@ -132,6 +161,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         text.push_str(&outcome.ministat);
         text.push('\n');
         text.push_str(&outcome.differences());
+        if let Some(c) = &changes {
+            text.push_str(&profiles::text(c, confidence));
+            text.push('\n');
+        }
         for w in outcome.warnings().iter().chain(&notes) {
             text.push_str(&format!("warning: {w}\n"));
         }

@@ -1,5 +1,6 @@
 //! `linerate lab`: network-namespace test beds with emulated links.
 
+mod profiled;
 mod record;
 mod render;
 
@@ -261,6 +262,20 @@ struct RunArgs {
     /// it cannot do rr)
     #[arg(long, value_enum, default_value = "linerate")]
     load: LoadTool,
+    /// Profile every run (every CPU sampled while the workload runs) and store the folded
+    /// stacks with it: `linerate compare --experiment` then shows which functions' share of
+    /// the CPU changed, with a confidence from the repetitions
+    #[arg(long)]
+    profile: bool,
+    /// Samples per second on each CPU with --profile
+    #[arg(
+        long,
+        value_name = "HZ",
+        default_value_t = 99,
+        requires = "profile",
+        value_parser = clap::value_parser!(u64).range(1..=10000)
+    )]
+    profile_frequency: u64,
     #[command(flatten)]
     store: crate::cmd::history::db::StoreRunArgs,
 }
@@ -490,9 +505,31 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
     // The experiment is in the store (running) before its first run: its identity comes
     // from there, and a killed runner leaves it reading as incomplete.
     let mut recorder = record::Recorder::begin(&a.store, &exp)?;
+    let engine;
+    let plain: &dyn linerate_lab::runner::Load = match a.load {
+        LoadTool::Linerate => {
+            engine = linerate_lab::runner::Engine {
+                binary: std::env::current_exe().context("cannot find the linerate binary")?,
+            };
+            &engine
+        }
+        LoadTool::Iperf3 => &linerate_lab::runner::Iperf3,
+    };
+    let profiled = if a.profile {
+        Some(profiled::Profiled::new(plain, a.profile_frequency)?)
+    } else {
+        None
+    };
+    let load: &dyn linerate_lab::runner::Load = match &profiled {
+        Some(p) => p,
+        None => plain,
+    };
     let mut progress = |r: &linerate_lab::runner::RunRecord, i: usize, n: usize| {
         // Each run is stored as it ends, so an interrupted experiment keeps what it measured.
-        recorder.record(r);
+        let profile = profiled
+            .as_ref()
+            .and_then(|p| Some((p.take()?, p.frequency())));
+        recorder.record(r, profile);
         if let Some(pb) = &bar {
             let what = match (&r.measure, &r.error) {
                 (Some(m), _) => render::quantity(m.value, m.unit),
@@ -503,16 +540,6 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
             pb.set_position(i as u64);
             pb.println(format!("[{i}/{n}] {}: {what}", r.variant));
         }
-    };
-    let engine;
-    let load: &dyn linerate_lab::runner::Load = match a.load {
-        LoadTool::Linerate => {
-            engine = linerate_lab::runner::Engine {
-                binary: std::env::current_exe().context("cannot find the linerate binary")?,
-            };
-            &engine
-        }
-        LoadTool::Iperf3 => &linerate_lab::runner::Iperf3,
     };
     let result = linerate_lab::runner::run(&exp, &opts, load, LAB_CONFIDENCE, &mut progress);
     if let Some(pb) = &bar {

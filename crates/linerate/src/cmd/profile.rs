@@ -6,11 +6,19 @@
 //! folded stacks and a flame graph SVG (drawn by the inferno crate).
 
 #[cfg(target_os = "linux")]
-mod fold;
+pub mod attribution;
+#[cfg(target_os = "linux")]
+pub mod capture;
+// Reading stored profiles (compare, report) works everywhere; taking one needs Linux.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub mod flame;
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub mod fold;
 #[cfg(target_os = "linux")]
 mod kallsyms;
 #[cfg(target_os = "linux")]
 mod maps;
+pub mod shares;
 
 use linerate_units::Duration;
 use std::ffi::OsString;
@@ -89,12 +97,12 @@ mod linux {
     use std::time::Instant;
 
     use anyhow::Context;
-    use linerate_sys::perf::{Sample, Sampler, Target};
+    use linerate_sys::perf::Target;
 
     use super::Args;
+    use super::attribution::Breakdown;
+    use super::capture::{Capture, online_cpus};
     use super::fold::{Folded, TopFunction};
-    use super::kallsyms::Kallsyms;
-    use super::maps::Processes;
     use crate::output;
     use crate::stop::{self, Stop};
 
@@ -111,110 +119,33 @@ mod linux {
         lost: u64,
         kernel_symbols: usize,
         top: Vec<TopFunction>,
-    }
-
-    /// The CPUs that are online, from `/sys/devices/system/cpu/online` (`0-3,6`).
-    fn online_cpus() -> anyhow::Result<Vec<u32>> {
-        let path = "/sys/devices/system/cpu/online";
-        let text = std::fs::read_to_string(path).with_context(|| format!("reading {path}"))?;
-        parse_cpu_list(text.trim()).with_context(|| format!("{path}: bad CPU list {text:?}"))
-    }
-
-    fn parse_cpu_list(s: &str) -> anyhow::Result<Vec<u32>> {
-        let mut cpus = Vec::new();
-        for part in s.split(',').filter(|p| !p.is_empty()) {
-            match part.split_once('-') {
-                Some((a, b)) => cpus.extend(a.parse::<u32>()?..=b.parse::<u32>()?),
-                None => cpus.push(part.parse()?),
-            }
-        }
-        anyhow::ensure!(!cpus.is_empty(), "no CPU listed");
-        Ok(cpus)
-    }
-
-    /// Why perf_event_open refused, with what would allow it.
-    fn open_error(err: std::io::Error, target: Target) -> anyhow::Error {
-        let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
-            .map(|s| s.trim().to_owned())
-            .unwrap_or_else(|_| "unreadable".to_owned());
-        let what = match target {
-            Target::System => "sampling every CPU".to_owned(),
-            Target::Process(p) => format!("sampling process {p} with kernel stacks"),
-        };
-        use std::io::ErrorKind;
-        let esrch = Some(rustix::io::Errno::SRCH.raw_os_error());
-        match err.kind() {
-            ErrorKind::PermissionDenied => anyhow::anyhow!(
-                "perf_event_open refused {what}: permission denied (kernel.perf_event_paranoid \
-                 is {paranoid}, uid {}). Run as root or with CAP_PERFMON (CAP_SYS_ADMIN before \
-                 Linux 5.8), or allow it for everyone with `sysctl kernel.perf_event_paranoid=-1` \
-                 (every CPU) or `=1` (one process); in a container, its seccomp profile must \
-                 also allow perf_event_open",
-                linerate_sys::process::euid()
-            ),
-            ErrorKind::Unsupported | ErrorKind::NotFound => anyhow::anyhow!(
-                "perf_event_open is not available here ({err}): the kernel lacks \
-                 CONFIG_PERF_EVENTS, or a seccomp filter blocks the call"
-            ),
-            _ if err.raw_os_error() == esrch => anyhow::anyhow!("--pid: no such process ({err})"),
-            _ => anyhow::anyhow!("perf_event_open failed for {what}: {err}"),
-        }
-    }
-
-    /// Turns a sample's addresses into frame names, innermost first, with the process name
-    /// as the root frame.
-    fn frames(s: &Sample, ksyms: &Kallsyms, procs: &mut Processes) -> Vec<String> {
-        let mut out: Vec<String> = s
-            .chain
-            .iter()
-            .map(|&(addr, kernel)| {
-                if kernel {
-                    ksyms
-                        .lookup(addr)
-                        .map_or_else(|| "[kernel]".to_owned(), str::to_owned)
-                } else {
-                    procs.user_frame(s.pid, addr)
-                }
-            })
-            .collect();
-        out.push(procs.comm(s.pid));
-        out
+        #[serde(flatten)]
+        breakdown: Breakdown,
     }
 
     pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let stop = Stop::install()?;
         let target = args.pid.map_or(Target::System, Target::Process);
         let cpus = online_cpus()?;
-        let ksyms = Kallsyms::load();
-        let mut sampler = Sampler::open(target, &cpus, args.frequency, true)
-            .map_err(|e| open_error(e, target))?;
+        let capture = Capture::start(target, &cpus, args.frequency)?;
         let mut child: Option<Child> = match args.command.split_first() {
-            Some((prog, rest)) => Some(
-                std::process::Command::new(prog)
-                    .args(rest)
-                    .spawn()
-                    .with_context(|| format!("starting {}", prog.to_string_lossy()))?,
-            ),
+            Some((prog, rest)) => match std::process::Command::new(prog).args(rest).spawn() {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    let _ = capture.finish();
+                    return Err(e).with_context(|| format!("starting {}", prog.to_string_lossy()));
+                }
+            },
             None => None,
         };
         let started = Instant::now();
-        sampler.enable().context("starting the sampling")?;
         let end = args
             .duration
             .map(|d| started + std::time::Duration::from(d));
-        let mut folded = Folded::default();
-        let mut procs = Processes::default();
-        let mut raw: Vec<Sample> = Vec::new();
-        let mut lost = 0;
         let mut status = None;
         loop {
-            let tick = Instant::now() + std::time::Duration::from_millis(100);
+            let tick = Instant::now() + std::time::Duration::from_millis(50);
             stop.sleep_until(end.map_or(tick, |e| e.min(tick)));
-            let st = sampler.drain(|s| {
-                procs.note(s.pid);
-                raw.push(s);
-            });
-            lost += st.lost;
             if let Some(c) = child.as_mut() {
                 if let Some(s) = c.try_wait().context("waiting for the command")? {
                     status = Some(s);
@@ -230,17 +161,7 @@ mod linux {
                 }
             }
         }
-        sampler.disable().context("stopping the sampling")?;
-        let elapsed = started.elapsed();
-        let st = sampler.drain(|s| {
-            procs.note(s.pid);
-            raw.push(s);
-        });
-        lost += st.lost;
-        // Symbols are read after the sampling, so reading them neither delays it nor shows in it.
-        for s in &raw {
-            folded.add(&frames(s, &ksyms, &mut procs));
-        }
+        let captured = capture.finish()?;
         let mut stopped_command = false;
         if let Some(mut c) = child.take() {
             if status.is_none() {
@@ -250,22 +171,24 @@ mod linux {
                 status = c.wait().ok();
             }
         }
-        write_outputs(&args, &folded)?;
+        write_outputs(&args, &captured.folded)?;
+        let folded = &captured.folded;
         let top = folded.top(usize::try_from(args.top).unwrap_or(usize::MAX));
         let report = Report {
             schema: "linerate.profile/1",
-            event: sampler.event().name(),
+            event: captured.event.name(),
             frequency_hz: args.frequency,
             target: match target {
                 Target::System => "system".to_owned(),
                 Target::Process(p) => format!("pid {p}"),
             },
             cpus: cpus.len(),
-            duration_s: (elapsed.as_secs_f64() * 1000.0).round() / 1000.0,
+            duration_s: (captured.seconds * 1000.0).round() / 1000.0,
             samples: folded.samples(),
-            lost,
-            kernel_symbols: ksyms.len(),
+            lost: captured.lost,
+            kernel_symbols: captured.kernel_symbols,
             top,
+            breakdown: captured.attribution.breakdown(),
         };
         if args.json {
             output::print_json(&report)?;
@@ -275,7 +198,7 @@ mod linux {
         if let Some(s) = status.filter(|s| !s.success() && !stopped_command) {
             output::warn(&format!("the profiled command exited with {s}"));
         }
-        if ksyms.len() == 0 {
+        if captured.kernel_symbols == 0 {
             output::warn(
                 "/proc/kallsyms shows no addresses (not root?): kernel frames are unnamed",
             );
@@ -287,26 +210,12 @@ mod linux {
     }
 
     fn write_outputs(args: &Args, folded: &Folded) -> anyhow::Result<()> {
-        let lines = folded.lines();
         if let Some(path) = &args.folded {
-            let mut text = lines.join("\n");
-            if !text.is_empty() {
-                text.push('\n');
-            }
-            linerate_sys::atomic_write(path, text.as_bytes())
+            linerate_sys::atomic_write(path, folded.text().as_bytes())
                 .with_context(|| format!("writing {}", path.display()))?;
         }
         if let Some(path) = &args.flamegraph {
-            anyhow::ensure!(
-                folded.samples() > 0,
-                "no samples: no flame graph written to {}",
-                path.display()
-            );
-            let mut opts = inferno::flamegraph::Options::default();
-            opts.title = "linerate profile".to_owned();
-            let mut svg = Vec::new();
-            inferno::flamegraph::from_lines(&mut opts, lines.iter().map(String::as_str), &mut svg)
-                .context("drawing the flame graph")?;
+            let svg = super::flame::draw(folded, "linerate profile")?;
             linerate_sys::atomic_write(path, &svg)
                 .with_context(|| format!("writing {}", path.display()))?;
         }
@@ -334,12 +243,28 @@ mod linux {
                 t.self_percent, t.total_percent, t.function
             );
         }
+        let b = &r.breakdown;
+        let list = |v: &[super::attribution::Share]| {
+            v.iter()
+                .map(|s| format!("{} {:.1}%", s.name, s.percent))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let _ = writeln!(out, "\nper CPU: {}", list(&b.by_cpu));
+        let _ = writeln!(out, "where: {}", list(&b.by_context));
+        if !b.by_subsystem.is_empty() {
+            let _ = writeln!(
+                out,
+                "subsystems (inclusive, overlapping): {}",
+                list(&b.by_subsystem)
+            );
+        }
         String::from_utf8_lossy(&out).into_owned()
     }
 
     #[cfg(test)]
     mod tests {
-        use super::parse_cpu_list;
+        use super::super::capture::parse_cpu_list;
 
         #[test]
         fn cpu_lists_parse() {

@@ -142,6 +142,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         sweep: verdicts::sweep(&groups, comparison.as_ref()),
         runs,
         max_run_charts: 24,
+        profiles: profiles_section(&store, &args, &groups)?,
     };
     let report = linerate_report::build(&input)?;
     let mut written = Vec::new();
@@ -192,4 +193,33 @@ fn now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+/// The profiles stored with an experiment's runs (`lab run --profile`): the share changes per
+/// variant and the differential flame graphs.
+fn profiles_section(
+    store: &linerate_store::Store,
+    args: &Args,
+    groups: &[analysis::Group],
+) -> anyhow::Result<Option<linerate_report::Profiles>> {
+    use crate::cmd::compare::profiles;
+    if args.experiment.is_none() {
+        return Ok(None);
+    }
+    let confidence = linerate_stats::Confidence::new(args.confidence)?;
+    let stored = profiles::load(store, groups)?;
+    let Some(changes) = profiles::changes(&stored, confidence) else {
+        return Ok(None);
+    };
+    let graphs = profiles::diff_flamegraphs(&stored)?
+        .into_iter()
+        .map(|(variant, svg)| linerate_report::FlameGraph {
+            title: format!("{variant} against {}", stored[0].label),
+            svg: String::from_utf8_lossy(&svg).into_owned(),
+        })
+        .collect();
+    Ok(Some(linerate_report::Profiles {
+        text: profiles::text(&changes, confidence),
+        graphs,
+    }))
 }

@@ -10,6 +10,7 @@
 #![allow(dead_code)]
 
 pub mod bin;
+pub mod browser;
 pub mod lab;
 pub mod net;
 pub mod netns;

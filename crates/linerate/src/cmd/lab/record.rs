@@ -56,8 +56,13 @@ impl Recorder {
         self.experiment.as_ref().map(|e| e.id.as_str())
     }
 
-    /// Stores one finished run as a repetition of its variant.
-    pub fn record(&mut self, r: &RunRecord) {
+    /// Stores one finished run as a repetition of its variant, with its profile (and the
+    /// sampling rate) when it was profiled.
+    pub fn record(
+        &mut self,
+        r: &RunRecord,
+        profile: Option<(crate::cmd::profile::capture::Captured, u64)>,
+    ) {
         let (Some(exp), Some(doc), None) = (
             &self.experiment,
             r.measure.as_ref().and_then(|m| m.document.as_ref()),
@@ -77,10 +82,36 @@ impl Recorder {
             sweep_label: self.sweep.as_ref().map(|s| s.parameter.clone()),
         };
         match store_measured_run(&self.args, doc, None, Some(experiment)) {
-            Ok(Some(_)) => self.stored += 1,
+            Ok(Some(id)) => {
+                self.stored += 1;
+                if let Some((p, frequency_hz)) = profile {
+                    if let Err(e) = self.store_profile(id, &p, frequency_hz) {
+                        self.error = Some(e);
+                    }
+                }
+            }
             Ok(None) => {}
             Err(e) => self.error = Some(e),
         }
+    }
+
+    fn store_profile(
+        &self,
+        id: linerate_store::RunId,
+        p: &crate::cmd::profile::capture::Captured,
+        frequency_hz: u64,
+    ) -> anyhow::Result<()> {
+        let mut store = self.args.db.open()?;
+        let profile = linerate_store::RunProfile {
+            event: p.event.name().to_owned(),
+            frequency_hz,
+            samples: p.folded.samples(),
+            breakdown: serde_json::to_value(p.attribution.breakdown())?,
+            folded: p.folded.text(),
+        };
+        store
+            .insert_profile(id, &profile)
+            .with_context(|| format!("storing run {id}'s profile in {}", store.path().display()))
     }
 
     /// Marks the experiment complete, or interrupted.

@@ -64,6 +64,64 @@ impl Folded {
             .collect()
     }
 
+    /// The folded format as one text (a line per stack, sorted, newline-terminated).
+    pub fn text(&self) -> String {
+        let mut text = self.lines().join("\n");
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text
+    }
+
+    /// Reads the folded format (`root;…;leaf COUNT` per line; blank lines skipped), as written
+    /// by [`Folded::text`] or by other tools' `stackcollapse`.
+    pub fn parse(text: &str) -> Result<Folded, String> {
+        let mut f = Folded::default();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let (stack, count) = line
+                .rsplit_once(' ')
+                .ok_or_else(|| format!("line {}: not `STACK COUNT`: {line:?}", i + 1))?;
+            let n: u64 = count
+                .trim()
+                .parse()
+                .map_err(|_| format!("line {}: bad count {count:?}", i + 1))?;
+            f.add_stack(stack, n);
+        }
+        Ok(f)
+    }
+
+    /// Adds `count` samples of a stack already in the folded form (root first).
+    pub fn add_stack(&mut self, stack: &str, count: u64) {
+        *self.stacks.entry(stack.to_owned()).or_insert(0) += count;
+        self.samples += count;
+    }
+
+    /// Adds every stack of `other`.
+    pub fn merge(&mut self, other: &Folded) {
+        for (s, &n) in &other.stacks {
+            self.add_stack(s, n);
+        }
+    }
+
+    /// Each function's self share of the samples (0 to 1).
+    pub fn self_shares(&self) -> HashMap<String, f64> {
+        let mut own: HashMap<String, f64> = HashMap::new();
+        if self.samples == 0 {
+            return own;
+        }
+        for (stack, &count) in &self.stacks {
+            let leaf = stack.rsplit(';').next().unwrap_or(stack);
+            *own.entry(leaf.to_owned()).or_insert(0.0) += count as f64;
+        }
+        for v in own.values_mut() {
+            *v /= self.samples as f64;
+        }
+        own
+    }
+
     /// The `n` functions with the most self samples (ties: most total samples, then name).
     /// Total counts a function once per sample, however often it recurs in the stack.
     pub fn top(&self, n: usize) -> Vec<TopFunction> {
@@ -133,6 +191,26 @@ mod tests {
                 "prog;main;other 1".to_owned()
             ]
         );
+    }
+
+    #[test]
+    fn text_round_trips_and_merges() {
+        let mut f = Folded::default();
+        f.add(&s(&["leaf", "main"]));
+        f.add(&s(&["other", "main"]));
+        f.add(&s(&["other", "main"]));
+        let back = Folded::parse(&f.text()).expect("own text parses");
+        assert_eq!(back.lines(), f.lines());
+        assert_eq!(back.samples(), 3);
+        let mut m = Folded::default();
+        m.merge(&back);
+        m.merge(&back);
+        assert_eq!(m.samples(), 6);
+        let shares = m.self_shares();
+        assert!((shares["other"] - 2.0 / 3.0).abs() < 1e-9);
+        assert!(Folded::parse("a;b x\n").is_err());
+        assert!(Folded::parse("nocount\n").is_err());
+        assert_eq!(Folded::parse("\n").expect("empty").samples(), 0);
     }
 
     #[test]
