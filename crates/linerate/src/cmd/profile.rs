@@ -36,7 +36,8 @@ Examples:
   linerate profile -t 5s --folded out.folded --flamegraph out.svg
   linerate profile --json -- linerate client 198.18.0.2 -t 10s
   linerate profile -t 1s -- sh -c 'while :; do :; done'
-  linerate profile --pid 1234 -t 30s --frequency 999"
+  linerate profile --pid 1234 -t 30s --frequency 999
+  linerate profile --cpu 1 -t 5s"
 )]
 pub struct Args {
     /// How long to sample, e.g. 10s; with a command, it is stopped (SIGTERM) if it runs longer
@@ -56,6 +57,11 @@ pub struct Args {
     /// Sample this process only (and the children it forks from then on), not every CPU
     #[arg(long, value_name = "PID", value_parser = clap::value_parser!(i32).range(1..), conflicts_with = "command")]
     pid: Option<i32>,
+
+    /// Sample only these CPUs (`0`, `0-3,6`), e.g. the ones a NIC's queues interrupt
+    /// [default: every online CPU]
+    #[arg(long, value_name = "LIST")]
+    cpu: Option<String>,
 
     /// Write the folded stacks (stackcollapse format, `root;…;leaf COUNT` per line) to FILE
     #[arg(long, value_name = "FILE")]
@@ -126,7 +132,10 @@ mod linux {
     pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let stop = Stop::install()?;
         let target = args.pid.map_or(Target::System, Target::Process);
-        let cpus = online_cpus()?;
+        let cpus = match &args.cpu {
+            None => online_cpus()?,
+            Some(list) => chosen_cpus(list, &online_cpus()?)?,
+        };
         let capture = Capture::start(target, &cpus, args.frequency)?;
         let mut child: Option<Child> = match args.command.split_first() {
             Some((prog, rest)) => match std::process::Command::new(prog).args(rest).spawn() {
@@ -209,6 +218,25 @@ mod linux {
         }
     }
 
+    /// The CPUs of `--cpu LIST`, each of which must be online.
+    fn chosen_cpus(list: &str, online: &[u32]) -> anyhow::Result<Vec<u32>> {
+        let mut cpus = super::capture::parse_cpu_list(list)
+            .map_err(|e| anyhow::anyhow!("--cpu {list:?}: {e} (a list such as 0 or 0-3,6)"))?;
+        cpus.sort_unstable();
+        cpus.dedup();
+        if let Some(c) = cpus.iter().find(|c| !online.contains(c)) {
+            anyhow::bail!(
+                "--cpu {list}: CPU {c} is not online (online: {})",
+                online
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",")
+            );
+        }
+        Ok(cpus)
+    }
+
     fn write_outputs(args: &Args, folded: &Folded) -> anyhow::Result<()> {
         if let Some(path) = &args.folded {
             linerate_sys::atomic_write(path, folded.text().as_bytes())
@@ -272,6 +300,23 @@ mod linux {
             assert_eq!(parse_cpu_list("0").expect("valid"), vec![0]);
             assert!(parse_cpu_list("x").is_err());
             assert!(parse_cpu_list("").is_err());
+        }
+
+        #[test]
+        fn chosen_cpus_must_be_online() {
+            use super::chosen_cpus;
+            assert_eq!(chosen_cpus("1,0,1", &[0, 1]).expect("valid"), vec![0, 1]);
+            let e = chosen_cpus("0-2", &[0, 1]).expect_err("cpu 2 offline");
+            assert!(
+                e.to_string().contains("CPU 2 is not online (online: 0,1)"),
+                "{e}"
+            );
+            assert!(
+                chosen_cpus("a", &[0])
+                    .expect_err("bad")
+                    .to_string()
+                    .contains("--cpu")
+            );
         }
     }
 }
