@@ -187,6 +187,11 @@ pub struct PpsResult {
     pub received_l2_bits_per_second: f64,
     /// … at L1, bit/s.
     pub received_l1_bits_per_second: f64,
+    /// Datagrams per send on this side's senders: up to 64 with UDP GSO (one pass through the
+    /// stack carries them all), 1 without (`--no-gso`, IMIX, a set rate, or a kernel without
+    /// UDP_SEGMENT); absent when the server sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gso_segments: Option<u64>,
 }
 
 /// Transactions in one interval.

@@ -86,6 +86,7 @@ pub fn send(
 ) -> UdpSocket {
     let _ = sock.set_write_timeout(Some(POLL));
     let segs = gso_segments(spec, p, &sock);
+    counters.gso_segments.store(segs as u64, Ordering::Relaxed);
     let n = if segs > 1 {
         GSO_MESSAGES
     } else {

@@ -172,6 +172,23 @@ fn pps_runs_end_to_end_with_json_figures() {
     ] {
         assert!(text.contains(needle), "{needle} missing from:\n{text}");
     }
+    // UDP GSO is on by default, and on loopback the text says what that figure skips.
+    assert!(
+        text.contains("UDP GSO: on, ") && text.contains("does not pay the per-datagram cost"),
+        "{text}"
+    );
+    let out = client(None, srv.port, &["--mode", "pps", "-t", "1", "--no-gso"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("UDP GSO: off (one datagram per send)"),
+        "{text}"
+    );
+    let v = client_json(&client(
+        None,
+        srv.port,
+        &["--mode", "pps", "-t", "1", "--no-gso", "--json"],
+    ));
+    assert_eq!(v["linerate"]["pps"]["gso_segments"], 1, "{v}");
 }
 
 #[test]

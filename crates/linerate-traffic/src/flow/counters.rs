@@ -19,6 +19,8 @@ pub struct StreamCounters {
     pub foreign: AtomicU64,
     /// UDP receiver: RFC 3550 jitter in seconds, as f64 bits.
     pub jitter_bits: AtomicU64,
+    /// UDP pps sender: datagrams per send (UDP GSO segments; 1 without GSO); 0 until set.
+    pub gso_segments: AtomicU64,
     /// Set when the thread has ended.
     pub finished: AtomicBool,
     /// Set when the thread ended on an I/O error (not a stop or a clean close).

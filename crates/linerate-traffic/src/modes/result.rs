@@ -17,6 +17,19 @@ fn rate(n: u64, secs: f64) -> f64 {
     if secs > 0.0 { n as f64 / secs } else { 0.0 }
 }
 
+/// The most datagrams per send among this side's pps senders; `None` when none sent here.
+fn gso_segments(streams: &[StreamHandle]) -> Option<u64> {
+    streams
+        .iter()
+        .map(|s| {
+            s.counters
+                .gso_segments
+                .load(std::sync::atomic::Ordering::Relaxed)
+        })
+        .filter(|&n| n > 0)
+        .max()
+}
+
 /// pps figures from the run's totals.
 pub fn pps(end: &EndInfo, imix: bool, payload: u64, ipv6: bool) -> PpsResult {
     let mut r = PpsResult {
@@ -178,6 +191,7 @@ pub fn build(
     Some(ModeResult {
         pps: (cfg.mode == Mode::Pps && cfg.protocol == Protocol::Udp).then(|| PpsResult {
             foreign_datagrams: foreign,
+            gso_segments: gso_segments(streams),
             ..pps(end, o.shared.imix, start.blksize, ipv6)
         }),
         rr: matches!(cfg.mode, Mode::Rr | Mode::Crr).then(|| rr(cfg, streams, intervals, end)),

@@ -202,6 +202,23 @@ pub fn summary(r: &RunResult, bulk: impl FnOnce() -> String) -> String {
     t
 }
 
+/// Whether the datagrams were sent with UDP GSO, and what that means on loopback, where the
+/// stack carries a GSO send's datagrams as one until the receiving socket splits them.
+fn gso_line(segments: Option<u64>, peer: &str) -> Option<String> {
+    let loopback = peer
+        .parse::<std::net::IpAddr>()
+        .is_ok_and(|a| a.is_loopback());
+    match segments? {
+        0 | 1 => Some("  UDP GSO: off (one datagram per send)".to_owned()),
+        n if loopback => Some(format!(
+            "  UDP GSO: on, {n} datagrams per send. On loopback they cross the stack as one and \
+             are split only at the receiving socket,\n  so this figure does not pay the \
+             per-datagram cost a real link does: --no-gso measures that"
+        )),
+        n => Some(format!("  UDP GSO: on, {n} datagrams per send")),
+    }
+}
+
 fn mode_lines(t: &mut String, r: &RunResult, m: &ModeResult) {
     let streams = if r.start.bidir {
         format!("{} each way, both directions summed", r.start.parallel)
@@ -242,6 +259,9 @@ fn mode_lines(t: &mut String, r: &RunResult, m: &ModeResult) {
             "  lost {} ({:.3}%), reordered {}, duplicated {}",
             p.lost_packets, p.lost_percent, p.reordered_packets, p.duplicate_packets
         );
+        if let Some(line) = gso_line(p.gso_segments, &r.start.peer.addr) {
+            let _ = writeln!(t, "{line}");
+        }
     }
     if let Some(rr) = &m.rr {
         let name = match r.start.mode {
