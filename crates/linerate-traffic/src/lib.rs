@@ -28,6 +28,7 @@ pub mod event;
 pub mod exchange;
 pub mod flow;
 pub mod frame;
+pub mod gate;
 pub mod latency;
 pub mod modes;
 pub mod pps;

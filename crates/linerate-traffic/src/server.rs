@@ -57,6 +57,9 @@ pub struct ServerConfig {
     pub refusal_log_interval: Duration,
     /// Socket options for data streams (`--bind-dev`).
     pub sock: SocketOptions,
+    /// Shared with other tests of this host (a measurement agent's own client tests): a test
+    /// arriving while it is taken is refused as busy.
+    pub gate: Option<std::sync::Arc<crate::gate::TestGate>>,
 }
 
 impl Default for ServerConfig {
@@ -74,6 +77,7 @@ impl Default for ServerConfig {
             max_pending_per_ip: 64,
             refusal_log_interval: Duration::from_secs(10),
             sock: SocketOptions::default(),
+            gate: None,
         }
     }
 }
@@ -100,25 +104,50 @@ impl Shared {
             test,
             peer,
             message,
+            refused: None,
+            ended: false,
+        });
+    }
+
+    /// Logs the end of test `test`: its summary, or why it failed.
+    pub fn log_end(&self, level: Level, test: u64, peer: SocketAddr, message: String) {
+        (self.log)(ServerLog {
+            level,
+            test: Some(test),
+            peer: Some(peer),
+            message,
+            refused: None,
+            ended: true,
+        });
+    }
+
+    /// Logs a refusal for `reason` (every one: counters see them all).
+    pub fn log_refusal(&self, peer: SocketAddr, reason: &'static str, message: String) {
+        (self.log)(ServerLog {
+            level: Level::Warn,
+            test: None,
+            peer: Some(peer),
+            message,
+            refused: Some(reason),
+            ended: false,
         });
     }
 
     /// Logs a refusal of a connection from `peer`, at most once per source address and
-    /// `kind` per interval (with the count of those not logged since).
+    /// `kind` per interval (with the count of those not logged since); the ones not logged
+    /// still reach the sink with an empty message, for counters.
     pub fn refuse(&self, peer: SocketAddr, kind: &'static str, message: String) {
         let quiet = lock(&self.refusals).note(peer.ip(), kind, Instant::now());
-        if let Some(n) = quiet {
-            let message = if n > 0 {
-                format!(
-                    "{message} (and {n} more like it from {} in the last {:.0?}, not logged)",
-                    peer.ip(),
-                    self.cfg.refusal_log_interval
-                )
-            } else {
-                message
-            };
-            self.log(Level::Warn, None, Some(peer), message);
-        }
+        let message = match quiet {
+            Some(n) if n > 0 => format!(
+                "{message} (and {n} more like it from {} in the last {:.0?}, not logged)",
+                peer.ip(),
+                self.cfg.refusal_log_interval
+            ),
+            Some(_) => message,
+            None => String::new(),
+        };
+        self.log_refusal(peer, kind, message);
     }
 
     /// Connections in their handshake now.

@@ -51,6 +51,8 @@ pub enum Command {
     Server(cmd::server::Args),
     /// Run a throughput, packet-rate or latency test against a linerate or iperf3 server
     Client(cmd::client::Args),
+    /// Join a measurement mesh: serve tests, run scheduled tests to peers, expose /metrics
+    Agent(cmd::agent::Args),
     /// Send raw Ethernet/IPv4/UDP frames from packet rings (Linux, CAP_NET_RAW)
     Gen(cmd::r#gen::Args),
     /// Build network-namespace test beds and run experiments on them
@@ -88,6 +90,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Nic(args) => cmd::nic::run(args),
         Command::Server(args) => cmd::server::run(args),
         Command::Client(args) => cmd::client::run(args),
+        Command::Agent(args) => cmd::agent::run(args),
         Command::Gen(args) => cmd::r#gen::run(args),
         Command::Lab(args) => cmd::lab::run(args),
         Command::History(args) => cmd::history::run(args),

@@ -1,5 +1,6 @@
 //! One module per subcommand: its clap arguments and its `run`.
 
+pub mod agent;
 pub mod audit;
 pub mod calc;
 pub mod client;

@@ -130,7 +130,23 @@ fn handle(sh: &Shared, mut stream: TcpStream, peer: SocketAddr, seq: u64) {
         }
         Route::Unknown(s) => s,
     };
-    // A new test.
+    // A new test: refused while the host's gate is taken (another test of this host runs).
+    let gate = match &sh.cfg.gate {
+        Some(g) => match crate::gate::TestGate::try_take(g) {
+            Some(guard) => Some(guard),
+            None => {
+                let mut s = stream;
+                let _ = s.write_all(&[State::AccessDenied.to_byte()]);
+                sh.log_refusal(
+                    peer,
+                    "busy",
+                    "refused a new test: busy (this host is running another test)".into(),
+                );
+                return;
+            }
+        },
+        None => None,
+    };
     let max = sh.cfg.max_tests;
     let one_off_used = sh.cfg.one_off && sh.started.load(Ordering::Relaxed) >= 1;
     let admitted = !one_off_used
@@ -146,30 +162,24 @@ fn handle(sh: &Shared, mut stream: TcpStream, peer: SocketAddr, seq: u64) {
         }
         let mut s = stream;
         let _ = s.write_all(&[State::AccessDenied.to_byte()]);
-        let why = if one_off_used {
-            "the one test of --one-off is taken".to_owned()
+        let (reason, why) = if one_off_used {
+            ("one-off", "the one test of --one-off is taken".to_owned())
         } else {
-            format!("busy ({max} tests running, the --max-tests limit)")
+            (
+                "busy",
+                format!("busy ({max} tests running, the --max-tests limit)"),
+            )
         };
-        sh.log(
-            Level::Warn,
-            None,
-            Some(peer),
-            format!("refused a new test: {why}"),
-        );
+        sh.log_refusal(peer, reason, format!("refused a new test: {why}"));
         return;
     }
     let n = sh.started.fetch_add(1, Ordering::AcqRel) + 1;
     match session::run(sh, stream, cookie, peer, n) {
-        Ok(summary) => sh.log(Level::Info, Some(n), Some(peer), summary.to_string()),
-        Err(e) => sh.log(
-            Level::Warn,
-            Some(n),
-            Some(peer),
-            format!("test failed: {e}"),
-        ),
+        Ok(summary) => sh.log_end(Level::Info, n, peer, summary.to_string()),
+        Err(e) => sh.log_end(Level::Warn, n, peer, format!("test failed: {e}")),
     }
     sh.registry.remove(&cookie);
     sh.finished.fetch_add(1, Ordering::AcqRel);
     sh.active.fetch_sub(1, Ordering::AcqRel);
+    drop(gate);
 }

@@ -21,8 +21,14 @@ pub struct ServerLog {
     pub test: Option<u64>,
     /// The client, when known.
     pub peer: Option<SocketAddr>,
-    /// What happened.
+    /// What happened; empty for a refusal counted but not to be printed (the same source was
+    /// refused for the same reason within the refusal log interval).
     pub message: String,
+    /// For a refused connection or test, why, as a short word (`busy`, `timeout`, `http`,
+    /// `garbage`, `evicted`, …), for counters by reason.
+    pub refused: Option<&'static str>,
+    /// The record that ends a test: its summary (info) or its failure (warning).
+    pub ended: bool,
 }
 
 /// Where log records go.

@@ -123,9 +123,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             bind_dev: args.bind_dev.clone(),
             ..Default::default()
         },
+        gate: None,
     };
     let stop = crate::stop::Stop::install()?;
     let log: linerate_traffic::server::LogSink = Arc::new(|rec: ServerLog| {
+        if rec.message.is_empty() {
+            return; // a refusal counted, not printed (rate-limited)
+        }
         let _ = std::io::stderr()
             .lock()
             .write_all(log_line(&rec).as_bytes());
