@@ -410,10 +410,24 @@ pub fn kill_recorded(t: &TunnelState) -> Vec<u32> {
             killed.push(p.pid);
         }
     }
+    // SIGKILL is delivered asynchronously: return once every recorded daemon has exited (or
+    // is a zombie, which runs nothing), so "down" means down.
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while t.processes.iter().any(|p| running(p.pid)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
     for s in &t.sockets {
         let _ = std::fs::remove_file(s);
     }
     killed
+}
+
+/// Whether `pid` exists and is not a zombie.
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(')')
+            .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
+    })
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ pub fn show_text(t: &linerate_lab::tunnel::TunnelState) -> String {
         t.underlay
     );
     out.push_str(&format!(
-        "    gen   {:<13} {:<18}\n    recv  {:<13} {:<18}\n",
+        "    gen   {:<13} {}\n    recv  {:<13} {}\n",
         t.gen_interface, t.gen_address, t.recv_interface, t.recv_address
     ));
     for p in &t.processes {
