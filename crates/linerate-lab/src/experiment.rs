@@ -126,6 +126,10 @@ pub struct Sweep {
     pub parameter: String,
     /// The values, as written.
     pub values: Vec<String>,
+    /// The variants swept when there are several (a grid: variant `b`, value `v` is variant
+    /// number `b × values + v`); empty when one base variant is swept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bases: Vec<String>,
 }
 
 /// A validated experiment. The first variant is the baseline.
@@ -469,6 +473,11 @@ pub fn parse(text: &str, file: &Path, host: &dyn HostCheck) -> Result<Experiment
         }
         sweep_info = Some(Sweep {
             parameter: param,
+            bases: if several {
+                bases.iter().map(|b| b.name.clone()).collect()
+            } else {
+                Vec::new()
+            },
             values,
         });
     }

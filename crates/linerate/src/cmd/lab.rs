@@ -1,5 +1,6 @@
 //! `linerate lab`: network-namespace test beds with emulated links.
 
+mod grid;
 mod record;
 mod render;
 mod tunnel;

@@ -337,7 +337,11 @@ pub fn run_text(
         }
     }
     if let Some(sweep) = &e.sweep {
-        out.push_str(&sweep_curve(&sweep.parameter, &sweep.values, r));
+        if sweep.bases.is_empty() {
+            out.push_str(&sweep_curve(&sweep.parameter, &sweep.values, r));
+        } else {
+            out.push_str(&super::grid::table(sweep, r));
+        }
     }
     out.push_str(&super::tunnel::run_lines(e, r));
     for run in r.runs.iter().filter(|x| x.error.is_some()) {
