@@ -45,6 +45,14 @@ pub struct OpenVpnOptions {
     pub rcvbuf: Option<u32>,
     /// `--txqueuelen` of the tun device.
     pub txqueuelen: Option<u32>,
+    /// Data-channel offload (the kernel's ovpn-dco) when the kernel has it and the options
+    /// allow it; `false` writes `disable-dco`.
+    #[serde(default = "yes")]
+    pub dco: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Default for OpenVpnOptions {
@@ -59,12 +67,14 @@ impl Default for OpenVpnOptions {
             sndbuf: None,
             rcvbuf: None,
             txqueuelen: None,
+            dco: true,
         }
     }
 }
 
 /// Option names, for messages.
-const KEYS: &str = "cipher, auth, proto, tun-mtu, fragment, mssfix, sndbuf, rcvbuf, txqueuelen";
+const KEYS: &str =
+    "cipher, auth, proto, tun-mtu, fragment, mssfix, sndbuf, rcvbuf, txqueuelen, dco";
 
 fn number(key: &str, value: &str, range: std::ops::RangeInclusive<u32>) -> Result<u32, String> {
     value
@@ -113,6 +123,18 @@ impl OpenVpnOptions {
                 "sndbuf" => o.sndbuf = Some(number(k, v, 0..=1 << 30)?),
                 "rcvbuf" => o.rcvbuf = Some(number(k, v, 0..=1 << 30)?),
                 "txqueuelen" => o.txqueuelen = Some(number(k, v, 0..=1_000_000)?),
+                "dco" => {
+                    o.dco = match v {
+                        "auto" | "on" => true,
+                        "off" => false,
+                        _ => {
+                            return Err(format!(
+                                "tunnel option dco={v:?}: expected auto (offload when the kernel \
+                                 has ovpn-dco) or off"
+                            ));
+                        }
+                    }
+                }
                 other => {
                     return Err(format!(
                         "unknown openvpn tunnel option {other:?}; expected one of: {KEYS}"
@@ -143,6 +165,9 @@ impl OpenVpnOptions {
         let opt = |k: &str, v: Option<u32>| v.map(|v| format!("{k}={v}"));
         if let Some(a) = &self.auth {
             parts.push(format!("auth={a}"));
+        }
+        if !self.dco {
+            parts.push("dco=off".into());
         }
         parts.extend(
             [
@@ -194,9 +219,11 @@ pub(crate) fn config(
     let mut line = |s: String| c.push(s);
     line(format!("dev {}", ctx.interface));
     line("dev-type tun".into());
-    // Data-channel offload needs the ovpn-dco module and excludes fragment; user space keeps
-    // every option comparable.
-    line("disable-dco".into());
+    // Without this OpenVPN uses the kernel's ovpn-dco when it is loaded and the options allow
+    // (it logs which); the run records the outcome.
+    if !o.dco {
+        line("disable-dco".into());
+    }
     match (role, o.proto) {
         (Role::Server, Proto::Udp) => line("proto udp4".into()),
         (Role::Client, Proto::Udp) => line("proto udp4".into()),
@@ -382,7 +409,25 @@ pub(crate) fn up(
         return Err(e);
     }
     super::detach(procs);
+    let log = logs
+        .last()
+        .and_then(|l| std::fs::read_to_string(l).ok())
+        .unwrap_or_default();
+    state.implementation.push_str(data_channel(o, &log));
     Ok(())
+}
+
+/// Where the data channel ran, from the client's log.
+fn data_channel(o: &OpenVpnOptions, log: &str) -> &'static str {
+    if log.contains("DCO device") && log.contains("opened") {
+        " (data-channel offload: kernel ovpn-dco)"
+    } else if !o.dco {
+        " (user space: dco=off)"
+    } else if log.contains("Kernel support for ovpn-dco missing") {
+        " (user space: the kernel has no ovpn-dco)"
+    } else {
+        " (user space)"
+    }
 }
 
 #[cfg(test)]
@@ -431,6 +476,7 @@ mod tests {
         ] {
             assert!(c.contains(want), "{want:?} missing from:\n{c}");
         }
+        assert!(!c.contains("disable-dco"), "{c}");
         // fragment 0 means off: no fragment line at all.
         assert!(!c.contains("fragment"), "{c}");
         let s = config(Role::Server, &o, &files, ctx, 9000);
@@ -439,6 +485,35 @@ mod tests {
             s.contains("local 198.18.0.2\n") && !s.contains("remote "),
             "{s}"
         );
+    }
+
+    #[test]
+    fn dco_off_disables_offload_and_the_log_says_where_data_ran() {
+        let o = OpenVpnOptions::from_pairs(&[("dco", "off")]).unwrap_or_default();
+        assert!(!o.dco);
+        let ctx = Endpoints {
+            interface: "t",
+            recv_underlay: std::net::Ipv4Addr::new(198, 18, 0, 2),
+        };
+        let files = PeerFiles {
+            cert: "/c".into(),
+            key: "/k".into(),
+            peer_fingerprint: "AB".into(),
+        };
+        assert!(config(Role::Client, &o, &files, &ctx, 1448).contains("disable-dco\n"));
+        let auto = OpenVpnOptions::default();
+        assert_eq!(
+            data_channel(
+                &auto,
+                "Note: Kernel support for ovpn-dco missing, disabling data channel offload."
+            ),
+            " (user space: the kernel has no ovpn-dco)"
+        );
+        assert_eq!(
+            data_channel(&auto, "DCO device lr-x-tg opened"),
+            " (data-channel offload: kernel ovpn-dco)"
+        );
+        assert_eq!(data_channel(&o, ""), " (user space: dco=off)");
     }
 
     #[test]

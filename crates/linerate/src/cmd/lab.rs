@@ -161,7 +161,7 @@ struct UpArgs {
     #[arg(long, value_name = "KIND")]
     tunnel: Option<String>,
     /// Tunnel option KEY=VALUE (repeatable). openvpn: cipher, auth, proto (udp|tcp), tun-mtu,
-    /// fragment, mssfix, sndbuf, rcvbuf, txqueuelen; wireguard: mtu, implementation
+    /// fragment, mssfix, sndbuf, rcvbuf, txqueuelen, dco (auto|off); wireguard: mtu, implementation
     /// (auto|kernel|userspace)
     #[arg(long, value_name = "KEY=VALUE", requires = "tunnel")]
     tunnel_opt: Vec<String>,

@@ -115,6 +115,62 @@ pub fn table(sweep: &Sweep, r: &ExperimentResult) -> String {
 mod tests {
     use super::*;
 
+    use linerate_lab::runner::VariantResult;
+
+    fn variant(name: &str, values: &[f64]) -> VariantResult {
+        VariantResult {
+            name: name.into(),
+            unit: Some("bit/s"),
+            values: values.to_vec(),
+            failed: 0,
+            summary: linerate_stats::Summary::of(values),
+            vs_baseline: None,
+        }
+    }
+
+    #[test]
+    fn rows_are_values_columns_are_variants_and_each_column_names_its_best() {
+        let r = ExperimentResult {
+            schema: linerate_lab::runner::SCHEMA,
+            experiment: "g".into(),
+            lab: "x".into(),
+            load: "linerate",
+            confidence: linerate_stats::Confidence::P95,
+            runs: vec![],
+            variants: vec![
+                variant("A m=1", &[100e6, 102e6, 98e6]),
+                variant("A m=2", &[200e6, 202e6, 198e6]),
+                variant("B m=1", &[300e6, 300e6, 300e6]),
+                variant("B m=2", &[50e6, 52e6, 48e6]),
+            ],
+            interrupted: None,
+        };
+        let sweep = Sweep {
+            parameter: "m".into(),
+            values: vec!["1".into(), "2".into()],
+            bases: vec!["A".into(), "B".into()],
+        };
+        let text = table(&sweep, &r);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[1], "  mean ± 95 % confidence interval");
+        assert!(
+            lines[2].starts_with("  m") && lines[2].ends_with('B'),
+            "{text}"
+        );
+        // 100 ± t(0.975, 2) × 2 / √3 = 100 ± 4.97 Mbit/s.
+        assert!(
+            lines[3].starts_with("  1  100.0 Mbit/s ± 5.0 Mbit/s"),
+            "{text}"
+        );
+        assert!(lines[4].contains("200.0 Mbit/s"), "{text}");
+        assert_eq!(lines[5], "  A: best m = 2 (200.0 Mbit/s)");
+        assert!(
+            lines[6].contains("against m = 1:") && lines[6].contains("proven"),
+            "{text}"
+        );
+        assert_eq!(lines[7], "  B: best m = 1 (300.0 Mbit/s)");
+    }
+
     #[test]
     fn half_width_is_t_times_standard_error() {
         let s = linerate_stats::Summary::of(&[10.0, 12.0, 14.0]);
