@@ -185,8 +185,16 @@ pub fn run(
                 let long = m.seconds > want * (1.0 + DURATION_TOLERANCE) + DURATION_SLACK_S;
                 let error =
                     (short || long).then(|| format!("ran {:.2} s instead of {want} s", m.seconds));
+                let mut m = m;
                 if let Some(t) = tunnel.as_mut() {
                     t.tcp_maxseg = m.document.as_ref().and_then(|d| d.start.tcp_mss_default);
+                    // The stored document carries the tunnel too (its `linerate` object keeps
+                    // keys it does not know), so the store knows which implementation ran.
+                    if let Some(ext) = m.document.as_mut().and_then(|d| d.linerate.as_mut())
+                        && let Ok(v) = serde_json::to_value(&*t)
+                    {
+                        ext.extra.insert("tunnel".into(), v);
+                    }
                 }
                 RunRecord {
                     slot: *slot,
