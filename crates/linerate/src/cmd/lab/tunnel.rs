@@ -86,30 +86,52 @@ pub fn run_lines(
             m.dedup();
             m.iter().map(u64::to_string).collect()
         };
+        let explicit = spec.explicit_mtu().is_some();
         let predicted = linerate_lab::tunnel::predict(spec, first.link_mtu).map_or_else(
             String::new,
             |p| {
                 format!(
-                    "calc: inner MTU {} (MSS {}, {} with timestamps), goodput {:.1}% of line rate; ",
+                    "calc tunnel on link MTU {}: inner MTU {} (MSS {}, {} with timestamps), goodput \
+                     {:.1}% of line rate{}",
+                    first.link_mtu,
                     p.inner_mtu.bytes(),
                     p.tcp_mss.bytes(),
                     p.tcp_payload.bytes(),
-                    p.goodput_efficiency.percent()
+                    p.goodput_efficiency.percent(),
+                    if explicit {
+                        "; the MTU set here is larger or smaller on purpose (larger: the link \
+                         fragments the encrypted packets)"
+                    } else {
+                        ""
+                    }
                 )
             },
         );
         out.push_str(&format!(
-            "  {}: {} via {}\n    {predicted}interface MTU set {want_mtu}, measured {}; TCP_MAXSEG measured {} (interface MTU − 52 with timestamps: {})\n",
+            "  {}: {} via {}\n    {predicted}\n    measured: interface MTU {} (set {want_mtu}), \
+             TCP_MAXSEG {} (expected MTU − 52 = {}{})\n",
             v.name,
             spec,
             first.implementation,
-            first.interface_mtu.map_or("-".to_owned(), |m| m.to_string()),
+            first
+                .interface_mtu
+                .map_or("-".to_owned(), |m| m.to_string()),
             if maxseg.is_empty() {
                 "- (the load did not report it)".to_owned()
             } else {
                 maxseg.join("/")
             },
-            want_mtu.saturating_sub(52)
+            want_mtu.saturating_sub(52),
+            if runs
+                .iter()
+                .filter_map(|t| t.tcp_maxseg)
+                .any(|m| m < u64::from(want_mtu.saturating_sub(52)))
+            {
+                "; Linux holds a young connection's segments to half the largest window it has \
+                 seen, which shows at large MTUs"
+            } else {
+                ""
+            }
         ));
     }
     out
