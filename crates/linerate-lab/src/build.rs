@@ -115,6 +115,7 @@ fn initial_state(spec: &LabSpec) -> LabState {
         sysctls: spec.sysctls.clone(),
         bringup_ms: None,
         firewalls: Vec::new(),
+        tunnel: None,
     }
 }
 
@@ -360,6 +361,31 @@ fn build(
         state.links[*i].emulator_pid = Some(pid);
         state.links[*i].emulator_stats = Some(stats);
         opts.state_dir.save(state)?;
+    }
+    if let Some(t) = &spec.tunnel {
+        let gen_ns = &nodes.get("gen").ok_or_else(|| missing("gen"))?.ns;
+        let recv_ns = &nodes.get("recv").ok_or_else(|| missing("recv"))?.ns;
+        let recv_underlay = plan
+            .links
+            .last()
+            .map(|l| l.b.addr)
+            .ok_or_else(|| missing("link"))?;
+        let ctx = crate::tunnel::TunnelCtx {
+            dir: opts.state_dir.dir().to_owned(),
+            lab: name.as_str(),
+            gen_ns,
+            recv_ns,
+            recv_underlay,
+            gen_if: name.derived("tg"),
+            recv_if: name.derived("tr"),
+            link_mtu: spec.links.iter().map(|l| l.mtu).min().unwrap_or(1500),
+        };
+        let dir = &opts.state_dir;
+        let built = crate::tunnel::up(t, &ctx, &mut |t| {
+            state.tunnel = Some(t.clone());
+            dir.save(state)
+        })?;
+        state.tunnel = Some(built);
     }
     Ok(writes)
 }

@@ -138,6 +138,12 @@ pub enum LabError {
         /// nft's message.
         reason: String,
     },
+    /// A tunnel daemon failed, with its log.
+    #[error("tunnel: {reason}")]
+    Tunnel {
+        /// What happened (with the daemon's log when there is one).
+        reason: String,
+    },
     /// Bring-up was interrupted by a signal; everything created was removed.
     #[error("interrupted by signal {0}; everything created so far was removed")]
     Interrupted(i32),

@@ -126,6 +126,10 @@ pub struct Sweep {
     pub parameter: String,
     /// The values, as written.
     pub values: Vec<String>,
+    /// The variants swept when there are several (a grid: variant `b`, value `v` is variant
+    /// number `b × values + v`); empty when one base variant is swept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bases: Vec<String>,
 }
 
 /// A validated experiment. The first variant is the baseline.
@@ -213,6 +217,18 @@ struct Draft {
     sysctls: Vec<Entry>,
     firewall: Option<Entry>,
     streams: Option<(i64, Range<usize>, String)>,
+    /// The tunnel kind (the variant's, else `[lab]`'s).
+    tunnel: Option<Entry>,
+    /// Its options, `KEY=VALUE`, later entries winning.
+    tunnel_options: Vec<Entry>,
+}
+
+fn entry(s: &Spanned<String>, field: String) -> Entry {
+    Entry {
+        text: s.get_ref().clone(),
+        span: s.span(),
+        field,
+    }
 }
 
 /// Reads and validates an experiment file.
@@ -290,39 +306,67 @@ pub fn parse(text: &str, file: &Path, host: &dyn HostCheck) -> Result<Experiment
     };
     let workload = workload(&ctx, &raw.workload)?;
     let base_link = LinkTexts::from_raw(&lab.link(), "lab.");
-
-    let mut drafts: Vec<Draft> = raw
-        .variant
+    let lab_tunnel = lab.tunnel.as_ref().map(|t| entry(t, "lab.tunnel".into()));
+    let lab_tunnel_options: Vec<Entry> = lab
+        .tunnel_options
         .iter()
-        .enumerate()
-        .map(|(i, v)| Draft {
-            name: v.name.get_ref().trim().to_owned(),
-            name_span: v.name.span(),
-            link: v
-                .link
-                .as_ref()
-                .map(|l| LinkTexts::from_raw(l, &format!("variant[{i}].link.")))
-                .unwrap_or_default(),
-            sysctls: v
-                .sysctl
-                .iter()
-                .map(|s| Entry {
-                    text: s.get_ref().clone(),
-                    span: s.span(),
-                    field: format!("variant[{i}].sysctl"),
-                })
-                .collect(),
-            firewall: v.firewall.as_ref().map(|f| Entry {
-                text: f.get_ref().clone(),
-                span: f.span(),
-                field: format!("variant[{i}].firewall"),
-            }),
-            streams: v
-                .streams
-                .as_ref()
-                .map(|s| (*s.get_ref(), s.span(), format!("variant[{i}].streams"))),
-        })
+        .map(|t| entry(t, "lab.tunnel_options".into()))
         .collect();
+
+    let mut drafts: Vec<Draft> =
+        raw.variant
+            .iter()
+            .enumerate()
+            .map(|(i, v)| Draft {
+                name: v.name.get_ref().trim().to_owned(),
+                name_span: v.name.span(),
+                link: v
+                    .link
+                    .as_ref()
+                    .map(|l| LinkTexts::from_raw(l, &format!("variant[{i}].link.")))
+                    .unwrap_or_default(),
+                sysctls: v
+                    .sysctl
+                    .iter()
+                    .map(|s| Entry {
+                        text: s.get_ref().clone(),
+                        span: s.span(),
+                        field: format!("variant[{i}].sysctl"),
+                    })
+                    .collect(),
+                firewall: v.firewall.as_ref().map(|f| Entry {
+                    text: f.get_ref().clone(),
+                    span: f.span(),
+                    field: format!("variant[{i}].firewall"),
+                }),
+                streams: v
+                    .streams
+                    .as_ref()
+                    .map(|s| (*s.get_ref(), s.span(), format!("variant[{i}].streams"))),
+                tunnel: v
+                    .tunnel
+                    .as_ref()
+                    .map(|t| entry(t, format!("variant[{i}].tunnel")))
+                    .or_else(|| lab_tunnel.clone()),
+                tunnel_options: {
+                    // A variant naming another kind of tunnel does not inherit [lab]'s options.
+                    let same_kind = v.tunnel.as_ref().is_none_or(|t| {
+                        lab_tunnel.as_ref().is_some_and(|l| l.text == *t.get_ref())
+                    });
+                    let mut opts = if same_kind {
+                        lab_tunnel_options.clone()
+                    } else {
+                        Vec::new()
+                    };
+                    opts.extend(
+                        v.tunnel_options
+                            .iter()
+                            .map(|t| entry(t, format!("variant[{i}].tunnel_options"))),
+                    );
+                    opts
+                },
+            })
+            .collect();
     if drafts.is_empty() {
         drafts.push(Draft {
             name: "baseline".into(),
@@ -331,19 +375,17 @@ pub fn parse(text: &str, file: &Path, host: &dyn HostCheck) -> Result<Experiment
             sysctls: vec![],
             firewall: None,
             streams: None,
+            tunnel: lab_tunnel.clone(),
+            tunnel_options: lab_tunnel_options.clone(),
         });
     }
 
     let mut sweep_info = None;
     if let Some(sw) = &raw.sweep {
-        if drafts.len() > 1 {
-            return Err(ctx.err(
-                sw.parameter.span(),
-                "sweep",
-                "a sweep varies one base variant; define at most one [[variant]]",
-            ));
-        }
-        let base = drafts.remove(0);
+        // With several [[variant]]s the sweep runs over each of them (a grid: e.g. tun-mtu
+        // values × ciphers); variant names then carry both.
+        let bases = std::mem::take(&mut drafts);
+        let several = bases.len() > 1;
         let param = sw.parameter.get_ref().trim().to_owned();
         let values: Vec<String> = sw.values.get_ref().iter().map(raw::Scalar::text).collect();
         if values.is_empty() {
@@ -362,55 +404,80 @@ pub fn parse(text: &str, file: &Path, host: &dyn HostCheck) -> Result<Experiment
                 "must contain {} where the value goes",
             ));
         }
-        for v in &values {
-            let filled = template
-                .as_ref()
-                .map_or(v.clone(), |(t, _)| t.replace("{}", v));
-            let entry = Entry {
-                text: filled.clone(),
-                span: sw.values.span(),
-                field: "sweep.values".into(),
-            };
-            let mut d = Draft {
-                name: format!("{param}={v}"),
-                name_span: sw.values.span(),
-                link: base.link.clone(),
-                sysctls: base.sysctls.clone(),
-                firewall: base.firewall.clone(),
-                streams: base.streams.clone(),
-            };
-            if let Some(field) = param.strip_prefix("link.") {
-                let Some(list) = d.link.list(field) else {
-                    return Err(ctx.err(sw.parameter.span(), "sweep.parameter", format!("unknown link parameter {field:?}; expected rate, delay, jitter, loss, limit, mtu or offloads")));
+        for base in &bases {
+            for v in &values {
+                let filled = template
+                    .as_ref()
+                    .map_or(v.clone(), |(t, _)| t.replace("{}", v));
+                let entry = Entry {
+                    text: filled.clone(),
+                    span: sw.values.span(),
+                    field: "sweep.values".into(),
                 };
-                list.push(entry);
-            } else if param == "firewall" {
-                d.firewall = Some(entry);
-            } else if param == "streams" {
-                let n = filled.parse::<i64>().map_err(|_| {
-                    ctx.err(
-                        sw.values.span(),
-                        "sweep.values",
-                        format!("streams must be integers, got {filled:?}"),
-                    )
-                })?;
-                d.streams = Some((n, sw.values.span(), "sweep.values".into()));
-            } else if param.contains(':') {
-                d.sysctls.push(Entry {
-                    text: format!("{param}={filled}"),
-                    ..entry
-                });
-            } else {
-                return Err(ctx.err(
+                let mut d = Draft {
+                    name: if several {
+                        format!("{} {param}={v}", base.name)
+                    } else {
+                        format!("{param}={v}")
+                    },
+                    name_span: sw.values.span(),
+                    link: base.link.clone(),
+                    sysctls: base.sysctls.clone(),
+                    firewall: base.firewall.clone(),
+                    streams: base.streams.clone(),
+                    tunnel: base.tunnel.clone(),
+                    tunnel_options: base.tunnel_options.clone(),
+                };
+                if let Some(key) = param.strip_prefix("tunnel.") {
+                    if d.tunnel.is_none() {
+                        return Err(ctx.err(
+                        sw.parameter.span(),
+                        "sweep.parameter",
+                        format!("{param:?} sweeps a tunnel option, but no tunnel is set (lab.tunnel = \"openvpn\" or \"wireguard\")"),
+                    ));
+                    }
+                    d.tunnel_options.push(Entry {
+                        text: format!("{key}={filled}"),
+                        ..entry
+                    });
+                } else if let Some(field) = param.strip_prefix("link.") {
+                    let Some(list) = d.link.list(field) else {
+                        return Err(ctx.err(sw.parameter.span(), "sweep.parameter", format!("unknown link parameter {field:?}; expected rate, delay, jitter, loss, limit, mtu or offloads")));
+                    };
+                    list.push(entry);
+                } else if param == "firewall" {
+                    d.firewall = Some(entry);
+                } else if param == "streams" {
+                    let n = filled.parse::<i64>().map_err(|_| {
+                        ctx.err(
+                            sw.values.span(),
+                            "sweep.values",
+                            format!("streams must be integers, got {filled:?}"),
+                        )
+                    })?;
+                    d.streams = Some((n, sw.values.span(), "sweep.values".into()));
+                } else if param.contains(':') {
+                    d.sysctls.push(Entry {
+                        text: format!("{param}={filled}"),
+                        ..entry
+                    });
+                } else {
+                    return Err(ctx.err(
                     sw.parameter.span(),
                     "sweep.parameter",
-                    format!("unknown parameter {param:?}; expected NODE:SYSCTL (e.g. recv:net.ipv4.tcp_rmem), link.rate, link.delay, link.loss, link.mtu, firewall or streams"),
+                    format!("unknown parameter {param:?}; expected NODE:SYSCTL (e.g. recv:net.ipv4.tcp_rmem), link.rate, link.delay, link.loss, link.mtu, firewall, streams or tunnel.OPTION (e.g. tunnel.tun-mtu)"),
                 ));
+                }
+                drafts.push(d);
             }
-            drafts.push(d);
         }
         sweep_info = Some(Sweep {
             parameter: param,
+            bases: if several {
+                bases.iter().map(|b| b.name.clone()).collect()
+            } else {
+                Vec::new()
+            },
             values,
         });
     }
@@ -553,17 +620,54 @@ fn variant(
             .map_err(|e| ctx.err(s.span.clone(), &s.field, e))?;
         sysctls.push(parsed);
     }
-    let spec =
-        LabSpec::new(lab_name.clone(), topology, &opts, emulator, sysctls).map_err(
-            |e| match link.blame(&e.flag) {
-                Some(entry) => ctx.err(
-                    entry.span.clone(),
-                    &entry.field,
-                    format!("{:?}: {}", e.value, e.reason),
+    let mut spec = LabSpec::new(lab_name.clone(), topology, &opts, emulator, sysctls).map_err(
+        |e| match link.blame(&e.flag) {
+            Some(entry) => ctx.err(
+                entry.span.clone(),
+                &entry.field,
+                format!("{:?}: {}", e.value, e.reason),
+            ),
+            None => ctx.err(d.name_span.clone(), "variant", e.to_string()),
+        },
+    )?;
+    if let Some(kind) = &d.tunnel {
+        let texts: Vec<String> = d.tunnel_options.iter().map(|e| e.text.clone()).collect();
+        spec.tunnel = Some(
+            crate::tunnel::TunnelSpec::parse(&kind.text, &texts).map_err(|e| {
+                // Blame the option the message names, else the kind.
+                let blamed = d
+                    .tunnel_options
+                    .iter()
+                    .rev()
+                    .find(|o| {
+                        o.text.split('=').next().is_some_and(|k| {
+                            e.contains(&format!("{}=", k.trim()))
+                                || e.contains(&format!("{:?}", k.trim()))
+                        })
+                    })
+                    .unwrap_or(kind);
+                ctx.err(blamed.span.clone(), &blamed.field, e)
+            })?,
+        );
+        let tool = match &spec.tunnel {
+            Some(crate::tunnel::TunnelSpec::Openvpn(_)) => "openvpn",
+            _ => "wg",
+        };
+        if !host.tool(tool) {
+            return Err(ctx.err(
+                kind.span.clone(),
+                &kind.field,
+                format!(
+                    "needs {tool}, which is not installed: apt-get install {}",
+                    if tool == "wg" {
+                        "wireguard-tools"
+                    } else {
+                        tool
+                    }
                 ),
-                None => ctx.err(d.name_span.clone(), "variant", e.to_string()),
-            },
-        )?;
+            ));
+        }
+    }
     let firewall = match &d.firewall {
         None => None,
         Some(f) => {

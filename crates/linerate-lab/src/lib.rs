@@ -32,6 +32,7 @@ pub mod state;
 pub mod sysctl;
 pub mod teardown;
 pub mod topology;
+pub mod tunnel;
 
 pub use build::{UpOptions, UpReport, up};
 pub use error::LabError;

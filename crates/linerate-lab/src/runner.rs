@@ -74,6 +74,25 @@ pub struct RunRecord {
     pub measure: Option<Measure>,
     /// Why the run does not count.
     pub error: Option<String>,
+    /// The tunnel the load went through, when the lab had one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tunnel: Option<RunTunnel>,
+}
+
+/// The tunnel of one run: which implementation ran and what the path measured.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RunTunnel {
+    /// `openvpn`, `wireguard`.
+    pub kind: &'static str,
+    /// Which implementation ran, with its version (`wireguard-go 0.0.20220316`, `kernel`).
+    pub implementation: String,
+    /// The tunnel interface's MTU read back from `gen`.
+    pub interface_mtu: Option<u32>,
+    /// TCP_MAXSEG of the load's control connection through the tunnel (bytes of payload per
+    /// segment, TCP options such as timestamps excluded), when the load reports it.
+    pub tcp_maxseg: Option<u64>,
+    /// The smallest link MTU under the tunnel.
+    pub link_mtu: u32,
 }
 
 /// A variant's measurements.
@@ -155,7 +174,8 @@ pub fn run(
             break;
         }
         let variant = &exp.variants[slot.variant];
-        let record = match one_run(variant, opts, load, &interrupted) {
+        let mut tunnel = None;
+        let record = match one_run(variant, opts, load, &interrupted, &mut tunnel) {
             Ok(Ok(m)) => {
                 let want = variant.workload.duration.as_secs_f64();
                 // The receiver's clock also covers draining the path's queue: allow some slack.
@@ -165,11 +185,23 @@ pub fn run(
                 let long = m.seconds > want * (1.0 + DURATION_TOLERANCE) + DURATION_SLACK_S;
                 let error =
                     (short || long).then(|| format!("ran {:.2} s instead of {want} s", m.seconds));
+                let mut m = m;
+                if let Some(t) = tunnel.as_mut() {
+                    t.tcp_maxseg = m.document.as_ref().and_then(|d| d.start.tcp_mss_default);
+                    // The stored document carries the tunnel too (its `linerate` object keeps
+                    // keys it does not know), so the store knows which implementation ran.
+                    if let Some(ext) = m.document.as_mut().and_then(|d| d.linerate.as_mut())
+                        && let Ok(v) = serde_json::to_value(&*t)
+                    {
+                        ext.extra.insert("tunnel".into(), v);
+                    }
+                }
                 RunRecord {
                     slot: *slot,
                     variant: variant.name.clone(),
                     measure: error.is_none().then_some(m),
                     error,
+                    tunnel,
                 }
             }
             Ok(Err(e)) => RunRecord {
@@ -177,6 +209,7 @@ pub fn run(
                 variant: variant.name.clone(),
                 measure: None,
                 error: Some(e.to_string()),
+                tunnel,
             },
             // A stop signal during a lab's bring-up (which removed what it made) stops the
             // experiment like one during a run: the runs before it are the result.
@@ -217,9 +250,17 @@ fn one_run(
     opts: &UpOptions,
     load: &dyn Load,
     interrupted: &dyn Fn() -> bool,
+    tunnel: &mut Option<RunTunnel>,
 ) -> Result<Result<Measure, LabError>, LabError> {
     let report = build::up(&variant.spec, opts)?;
     let state = report.state;
+    *tunnel = state.tunnel.as_ref().map(|t| RunTunnel {
+        kind: t.spec.kind(),
+        implementation: t.implementation.clone(),
+        interface_mtu: t.mtu,
+        tcp_maxseg: None,
+        link_mtu: t.link_mtu,
+    });
     let result = (|| {
         if let Some(fw) = &variant.firewall {
             let node = control::default_firewall_node(&state);

@@ -240,6 +240,9 @@ pub struct LabSpec {
     pub emulator: EmulatorChoice,
     /// Sysctls applied after bring-up.
     pub sysctls: Vec<NodeSysctl>,
+    /// A tunnel between `gen` and `recv` over the links.
+    #[serde(default)]
+    pub tunnel: Option<crate::tunnel::TunnelSpec>,
 }
 
 impl LabSpec {
@@ -393,6 +396,7 @@ impl LabSpec {
             links,
             emulator,
             sysctls,
+            tunnel: None,
         })
     }
 

@@ -81,6 +81,9 @@ pub struct LabState {
     /// Firewall variants applied to nodes (latest per node).
     #[serde(default)]
     pub firewalls: Vec<NodeFirewall>,
+    /// The tunnel between `gen` and `recv`, when the lab has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tunnel: Option<crate::tunnel::TunnelState>,
 }
 
 /// A firewall variant applied to a node.

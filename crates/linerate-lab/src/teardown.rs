@@ -92,7 +92,16 @@ pub fn down(dir: &StateDir, name: &LabName) -> Result<DownReport, LabError> {
     if !had_state && present.is_empty() {
         return Err(LabError::NoSuchLab(name.to_string()));
     }
-    let processes_killed = kill_processes_in(&present);
+    let mut processes_killed = kill_processes_in(&present);
+    if let Ok(Some(s)) = &state
+        && let Some(t) = &s.tunnel
+    {
+        for pid in crate::tunnel::kill_recorded(t) {
+            if !processes_killed.contains(&pid) {
+                processes_killed.push(pid);
+            }
+        }
+    }
     let mut namespaces_removed = Vec::new();
     let mut first_err = None;
     for n in &present {

@@ -86,3 +86,21 @@ fn the_examples_show_their_effects_in_short_form() {
     assert_eq!(sw.len(), 6);
     assert!(sw[5] > 3.0 * sw[0], "rmem-sweep: {sw:?}");
 }
+
+#[test]
+fn the_tunnel_example_shows_what_encryption_costs() {
+    require!(
+        root(),
+        program("openvpn"),
+        program("wireguard-go"),
+        program("wg")
+    );
+    // plain veth, WireGuard, OpenVPN AES-256-GCM, OpenVPN ChaCha20: each tunnel moves a small
+    // share of what the bare veth pair does (one core's worth of user-space crypto).
+    let t = run_short("wireguard-vs-openvpn.toml", Lab::new('t'));
+    assert_eq!(t.len(), 4);
+    assert!(
+        t[1..].iter().all(|&x| x > 0.0 && 2.0 * x < t[0]),
+        "wireguard-vs-openvpn: {t:?}"
+    );
+}

@@ -100,6 +100,9 @@ pub struct RawLab {
     pub mtu: Option<Spanned<OneOrMany>>,
     pub offloads: Option<Spanned<OneOrMany>>,
     pub reorder: Option<Spanned<bool>>,
+    pub tunnel: Option<Spanned<String>>,
+    #[serde(default)]
+    pub tunnel_options: Vec<Spanned<String>>,
 }
 
 impl RawLab {
@@ -140,6 +143,9 @@ pub struct RawVariant {
     pub link: Option<RawLink>,
     pub firewall: Option<Spanned<String>>,
     pub streams: Option<Spanned<i64>>,
+    pub tunnel: Option<Spanned<String>>,
+    #[serde(default)]
+    pub tunnel_options: Vec<Spanned<String>>,
 }
 
 /// `[sweep]`.

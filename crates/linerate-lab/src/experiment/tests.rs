@@ -184,3 +184,62 @@ fn sweeps_expand_link_firewall_and_stream_parameters() -> Result<(), ExperimentE
     assert!(err(&text, &HOST).message.contains("MTU"));
     Ok(())
 }
+
+#[test]
+fn the_openvpn_sweep_is_a_grid_of_tun_mtu_by_cipher() -> Result<(), ExperimentError> {
+    let e = parse(
+        &example("openvpn-tun-mtu.toml"),
+        Path::new("openvpn-tun-mtu.toml"),
+        &HOST,
+    )?;
+    assert_eq!(e.variants.len(), 16);
+    let sweep = e.sweep.clone().unwrap_or_else(|| panic!("no sweep"));
+    assert_eq!(sweep.bases, ["AES-256-GCM", "CHACHA20-POLY1305"]);
+    assert_eq!(sweep.values.len(), 8);
+    let v = &e.variants[8 + 4];
+    assert_eq!(v.name, "CHACHA20-POLY1305 tunnel.tun-mtu=24000");
+    match &v.spec.tunnel {
+        Some(crate::tunnel::TunnelSpec::Openvpn(o)) => {
+            assert_eq!(o.cipher, "CHACHA20-POLY1305");
+            assert_eq!(o.tun_mtu, Some(24000));
+            assert_eq!((o.fragment, o.mssfix), (Some(0), Some(0)));
+        }
+        other => panic!("{other:?}"),
+    }
+    Ok(())
+}
+
+#[test]
+fn a_variant_may_name_another_tunnel_or_none() -> Result<(), ExperimentError> {
+    let e = parse(
+        &example("wireguard-vs-openvpn.toml"),
+        Path::new("wireguard-vs-openvpn.toml"),
+        &HOST,
+    )?;
+    let kinds: Vec<Option<&str>> = e
+        .variants
+        .iter()
+        .map(|v| v.spec.tunnel.as_ref().map(crate::tunnel::TunnelSpec::kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        [None, Some("wireguard"), Some("openvpn"), Some("openvpn")]
+    );
+    Ok(())
+}
+
+#[test]
+fn a_bad_tunnel_option_names_its_line_and_field() {
+    let text = format!(
+        "{MINIMAL}[lab]\ntunnel = \"openvpn\"\ntunnel_options = [\"cipher=AES-128-GCM\",\n  \"tun-mtu=big\"]\n"
+    );
+    let e = err(&text, &HOST);
+    assert_eq!(e.line, 9, "{e}");
+    assert_eq!(e.field, "lab.tunnel_options", "{e}");
+    assert!(e.message.contains("tun-mtu"), "{e}");
+    let e = err(&format!("{MINIMAL}[lab]\ntunnel = \"gre\"\n"), &HOST);
+    assert!(e.field == "lab.tunnel" && e.message.contains("gre"), "{e}");
+    let text = format!("{MINIMAL}[sweep]\nparameter = \"tunnel.tun-mtu\"\nvalues = [1500]\n");
+    let e = err(&text, &HOST);
+    assert!(e.message.contains("no tunnel is set"), "{e}");
+}

@@ -108,8 +108,14 @@ impl Load for Iperf3 {
     }
 }
 
-/// The address of `recv`'s first interface: where the load is sent.
+/// Where the load is sent: `recv`'s tunnel address when the lab has a tunnel, else the
+/// address of its first interface.
 pub(crate) fn receiver_address(lab: &LabState) -> Result<String, LabError> {
+    if let Some(t) = &lab.tunnel
+        && let Some(addr) = t.recv_address.split('/').next()
+    {
+        return Ok(addr.to_owned());
+    }
     lab.nodes
         .iter()
         .find(|n| n.name == "recv")

@@ -1,8 +1,10 @@
 //! `linerate lab`: network-namespace test beds with emulated links.
 
+mod grid;
 mod profiled;
 mod record;
 mod render;
+mod tunnel;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -47,7 +49,9 @@ enum LabCommand {
     #[command(
         after_help = "Examples:\n  linerate lab up demo --rate 1G --delay 20ms\n  \
         linerate lab up demo --topology router --rate 1G --delay 20ms --loss l1:fwd=0.1%\n  \
-        linerate lab up demo --emulator userspace --jitter 1ms --sysctl recv:net.ipv4.tcp_rmem='4096 131072 33554432'"
+        linerate lab up demo --emulator userspace --jitter 1ms --sysctl recv:net.ipv4.tcp_rmem='4096 131072 33554432'\n  \
+        linerate lab up demo --tunnel wireguard\n  \
+        linerate lab up demo --topology router --tunnel openvpn --tunnel-opt cipher=AES-128-GCM --tunnel-opt tun-mtu=9000"
     )]
     Up(Box<UpArgs>),
     /// Remove a lab and everything in it (works after crashes too)
@@ -153,6 +157,15 @@ struct UpArgs {
     /// Per-node sysctl applied after bring-up, NODE:KEY=VALUE (repeatable)
     #[arg(long, value_name = "NODE:KEY=VALUE")]
     sysctl: Vec<NodeSysctl>,
+    /// A tunnel between gen and recv over the links (openvpn or wireguard); the tunnel
+    /// addresses are gen 198.19.128.1, recv 198.19.128.2
+    #[arg(long, value_name = "KIND")]
+    tunnel: Option<String>,
+    /// Tunnel option KEY=VALUE (repeatable). openvpn: cipher, auth, proto (udp|tcp), tun-mtu,
+    /// fragment, mssfix, sndbuf, rcvbuf, txqueuelen, dco (auto|off); wireguard: mtu, implementation
+    /// (auto|kernel|userspace)
+    #[arg(long, value_name = "KEY=VALUE", requires = "tunnel")]
+    tunnel_opt: Vec<String>,
     /// Print the lab as JSON (schema linerate.lab/1)
     #[arg(long)]
     json: bool,
@@ -410,7 +423,13 @@ fn up(dir: &StateDir, a: UpArgs) -> anyhow::Result<ExitCode> {
         limit: a.limit,
         reorder: a.reorder,
     };
-    let spec = LabSpec::new(a.name, a.topology, &opts, a.emulator, a.sysctl)?;
+    let mut spec = LabSpec::new(a.name, a.topology, &opts, a.emulator, a.sysctl)?;
+    if let Some(kind) = &a.tunnel {
+        spec.tunnel = Some(
+            linerate_lab::tunnel::TunnelSpec::parse(kind, &a.tunnel_opt)
+                .map_err(|e| anyhow::anyhow!("--tunnel {kind}: {e}"))?,
+        );
+    }
     let exe = std::env::current_exe()
         .context("locate the linerate executable (for the link emulator)")?;
     let report = linerate_lab::up(

@@ -282,6 +282,13 @@ pub fn sweep(groups: &[Group], outcome: Option<&Outcome>) -> Option<linerate_rep
             ci,
         });
     }
+    // A grid sweep (several variants × the values, e.g. tun-mtu × cipher) has one curve per
+    // variant; one line through all of its points would zig-zag between them, so draw none.
+    let mut xs: Vec<f64> = points.iter().map(|p| p.x).collect();
+    xs.sort_by(f64::total_cmp);
+    if xs.windows(2).any(|w| w[0] == w[1]) {
+        return None;
+    }
     (points.len() >= 2).then(|| linerate_report::Sweep {
         label: label.unwrap_or_default(),
         points,

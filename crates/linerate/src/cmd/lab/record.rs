@@ -77,7 +77,8 @@ impl Recorder {
             sweep_value: self
                 .sweep
                 .as_ref()
-                .and_then(|s| s.values.get(r.slot.variant))
+                // A grid sweep repeats the values once per base variant.
+                .and_then(|s| s.values.get(r.slot.variant % s.values.len().max(1)))
                 .and_then(|v| v.parse::<f64>().ok()),
             sweep_label: self.sweep.as_ref().map(|s| s.parameter.clone()),
         };

@@ -41,6 +41,9 @@ pub fn show_text(s: &LabState, stats: &Stats) -> String {
     for f in &s.firewalls {
         out.push_str(&format!("  firewall on {}: {}\n", f.node, f.variant));
     }
+    if let Some(t) = &s.tunnel {
+        out.push_str(&super::tunnel::show_text(t));
+    }
     for l in &s.links {
         out.push_str(&format!(
             "  {} {} -- {}  mtu {}  offloads {}",
@@ -236,6 +239,9 @@ pub fn experiment_text(e: &linerate_lab::experiment::Experiment) -> String {
         if let Some(f) = &v.firewall {
             out.push_str(&format!("      firewall {f}\n"));
         }
+        if let Some(t) = &v.spec.tunnel {
+            out.push_str(&format!("      tunnel {t}\n"));
+        }
     }
     let letters: Vec<String> = (0..n)
         .map(|i| {
@@ -331,8 +337,13 @@ pub fn run_text(
         }
     }
     if let Some(sweep) = &e.sweep {
-        out.push_str(&sweep_curve(&sweep.parameter, &sweep.values, r));
+        if sweep.bases.is_empty() {
+            out.push_str(&sweep_curve(&sweep.parameter, &sweep.values, r));
+        } else {
+            out.push_str(&super::grid::table(sweep, r));
+        }
     }
+    out.push_str(&super::tunnel::run_lines(e, r));
     for run in r.runs.iter().filter(|x| x.error.is_some()) {
         out.push_str(&format!(
             "  run {} of {} failed: {}\n",
