@@ -147,15 +147,25 @@ fn the_nftables_share_grows_with_the_rule_count_with_a_confidence() {
 #[test]
 fn a_tcp_run_shows_the_kernel_copy_routines() {
     require!(root());
-    let port = support::net::free_port();
-    let script = format!(
-        "{bin} server -B 127.0.0.1 -p {port} --one-off >/dev/null 2>&1 & sleep 0.5; \
-         {bin} client 127.0.0.1 -p {port} -t 1s >/dev/null; wait",
-        bin = support::bin::BIN
-    );
+    // The server runs (and listens) before the profile starts; the profile lasts as long as
+    // the client does.
+    let srv = support::traffic::linerate_server(&support::traffic::LOOPBACK_SERVER);
+    let port = srv.port.to_string();
     let o = run_bounded(
-        linerate().args(["profile", "--json", "--", "sh", "-c", &script]),
-        Duration::from_secs(30),
+        linerate().args([
+            "profile",
+            "--json",
+            "--",
+            support::bin::BIN,
+            "client",
+            "127.0.0.1",
+            "-p",
+            &port,
+            "-t",
+            "1s",
+            "--no-store",
+        ]),
+        Duration::from_secs(60),
     );
     assert!(o.status.success(), "{o:?}");
     let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");

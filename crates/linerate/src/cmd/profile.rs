@@ -71,7 +71,8 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     flamegraph: Option<PathBuf>,
 
-    /// Print JSON (schema linerate.profile/1) instead of the text table
+    /// Print JSON (schema linerate.profile/1) instead of the text table; the command's own
+    /// standard output then goes to standard error
     #[arg(long)]
     json: bool,
 
@@ -138,7 +139,16 @@ mod linux {
         };
         let capture = Capture::start(target, &cpus, args.frequency)?;
         let mut child: Option<Child> = match args.command.split_first() {
-            Some((prog, rest)) => match std::process::Command::new(prog).args(rest).spawn() {
+            // With --json the command's output goes to stderr: stdout is the JSON alone.
+            Some((prog, rest)) => match std::process::Command::new(prog)
+                .args(rest)
+                .stdout(if args.json {
+                    std::process::Stdio::from(std::io::stderr())
+                } else {
+                    std::process::Stdio::inherit()
+                })
+                .spawn()
+            {
                 Ok(c) => Some(c),
                 Err(e) => {
                     let _ = capture.finish();
