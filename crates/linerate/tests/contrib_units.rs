@@ -12,7 +12,9 @@ use std::process::Command;
 use support::{program, require, tempdir};
 
 fn verify(unit: &str) {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(unit);
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(unit);
     let text = std::fs::read_to_string(&src).expect("read the unit");
     for must in [
         "DynamicUser=yes",

@@ -146,6 +146,24 @@ mod never_panics {
                 }
             }
         }
+
+        /// Arbitrary bytes (read as a file would be: lossy UTF-8) in every format: parsing and
+        /// linting never panic, and every finding points at a line of the input.
+        #[test]
+        fn arbitrary_bytes_in_every_format(bytes in prop::collection::vec(any::<u8>(), 0..600)) {
+            let text = String::from_utf8_lossy(&bytes);
+            let lines = text.lines().count().max(1);
+            for format in [Format::Sysctl, Format::Loader, Format::Dump, Format::Reg, Format::Tuned] {
+                let parsed = parse("fuzz", &text, format);
+                for e in &parsed.entries {
+                    let line = e.location.line.unwrap_or(1);
+                    prop_assert!(line >= 1 && line <= lines + 1, "line {line} of {lines}");
+                }
+                for os in Os::ALL {
+                    let _ = lint(&parsed.entries, &Context::new(os), Mode::Files);
+                }
+            }
+        }
     }
 }
 

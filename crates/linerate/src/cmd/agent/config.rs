@@ -480,4 +480,16 @@ mod tests {
         let e = parse_str("[[peer]]\nhost = \"a\"\nport = 70000\n").expect_err("port");
         assert_eq!(e.key, "peer.port", "{e}");
     }
+
+    proptest::proptest! {
+
+        /// Arbitrary bytes as a mesh file: a located error or a configuration, never a panic.
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300)) {
+            let text = String::from_utf8_lossy(&bytes);
+            if let Err(e) = parse_str(&text) {
+                proptest::prop_assert!(e.line <= text.lines().count() + 1, "{}", e);
+            }
+        }
+    }
 }
