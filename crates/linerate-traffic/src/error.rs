@@ -172,7 +172,6 @@ pub fn iperf_error_text(code: i32) -> &'static str {
         13 => "not implemented",
         100..=112 => "the server could not set up the test",
         114 => "the server could not read the parameters",
-        27 => "the total bit rate is above the server's limit",
         _ => "see iperf3's error list",
     }
 }

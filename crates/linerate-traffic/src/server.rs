@@ -8,7 +8,6 @@
 //! are taken.
 
 mod accept;
-pub mod allow;
 mod bind;
 mod log;
 mod pending;
@@ -61,45 +60,6 @@ pub struct ServerConfig {
     /// Shared with other tests of this host (a measurement agent's own client tests): a test
     /// arriving while it is taken is refused as busy.
     pub gate: Option<std::sync::Arc<crate::gate::TestGate>>,
-    /// Who may connect (`--allow`); empty: everyone.
-    pub allow: Vec<allow::Prefix>,
-    /// Tests one source address may run at once (`--max-tests-per-ip`); `None`: only
-    /// `max_tests` applies.
-    pub max_tests_per_ip: Option<usize>,
-    /// The most a test may move, both directions summed, averaged over a window
-    /// (`--server-bitrate-limit RATE[/SECONDS]`, iperf3's option): a test above it is ended.
-    pub bitrate_limit: Option<BitrateLimit>,
-}
-
-/// `--server-bitrate-limit`: bits per second, averaged over `window`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BitrateLimit {
-    /// The limit, bits per second.
-    pub bits_per_second: u64,
-    /// The averaging window.
-    pub window: Duration,
-}
-
-impl std::str::FromStr for BitrateLimit {
-    type Err = String;
-
-    /// `100M` (averaged over 5 s, iperf3's default) or `100M/2` (over 2 s).
-    fn from_str(s: &str) -> Result<BitrateLimit, String> {
-        let (rate, secs) = s.split_once('/').unwrap_or((s, "5"));
-        let rate = linerate_units::BitRate::parse_with_unit(rate).map_err(|e| e.to_string())?;
-        let secs: u64 = secs
-            .parse()
-            .ok()
-            .filter(|n| (1..=3600).contains(n))
-            .ok_or_else(|| format!("{s:?}: the averaging interval after / is 1 to 3600 seconds"))?;
-        if rate.as_f64() <= 0.0 {
-            return Err(format!("{s:?}: the limit must be more than 0"));
-        }
-        Ok(BitrateLimit {
-            bits_per_second: rate.as_f64() as u64,
-            window: Duration::from_secs(secs),
-        })
-    }
 }
 
 impl Default for ServerConfig {
@@ -118,9 +78,6 @@ impl Default for ServerConfig {
             refusal_log_interval: Duration::from_secs(10),
             sock: SocketOptions::default(),
             gate: None,
-            allow: Vec::new(),
-            max_tests_per_ip: None,
-            bitrate_limit: None,
         }
     }
 }
@@ -138,8 +95,6 @@ pub(crate) struct Shared {
     pub udp: UdpSocket,
     pub udp_create: std::sync::Mutex<()>,
     pub log: LogSink,
-    /// Tests running per source address.
-    pub per_ip: Mutex<std::collections::HashMap<std::net::IpAddr, usize>>,
 }
 
 impl Shared {
@@ -241,7 +196,6 @@ impl Server {
                 udp,
                 udp_create: std::sync::Mutex::new(()),
                 log,
-                per_ip: Mutex::new(std::collections::HashMap::new()),
             }),
         })
     }

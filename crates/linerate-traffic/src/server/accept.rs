@@ -20,14 +20,6 @@ pub fn spawn(sh: Arc<Shared>, stream: TcpStream, peer: SocketAddr, seq: u64) {
             .map_or(peer, |v4| SocketAddr::new(v4.into(), v6.port())),
         v4 => v4,
     };
-    if !super::allow::allowed(&sh.cfg.allow, peer.ip()) {
-        sh.refuse(
-            peer,
-            "not-allowed",
-            "closed: the address is outside every --allow prefix".into(),
-        );
-        return;
-    }
     let evicted = super::lock(&sh.pending).admit(seq, peer, stream.try_clone().ok());
     for e in evicted {
         let (limit, flag) = if e.same_source {
@@ -155,37 +147,6 @@ fn handle(sh: &Shared, mut stream: TcpStream, peer: SocketAddr, seq: u64) {
         },
         None => None,
     };
-    // One source may hold at most --max-tests-per-ip of the running tests.
-    if let Some(per_ip) = sh.cfg.max_tests_per_ip {
-        let mut map = super::lock(&sh.per_ip);
-        let n = map.entry(peer.ip()).or_insert(0);
-        if *n >= per_ip {
-            drop(map);
-            let mut s = stream;
-            let _ = s.write_all(&[State::AccessDenied.to_byte()]);
-            sh.log_refusal(
-                peer,
-                "per-ip",
-                format!(
-                    "refused a new test: {} already runs {per_ip} (the --max-tests-per-ip limit)",
-                    peer.ip()
-                ),
-            );
-            return;
-        }
-        *n += 1;
-    }
-    let release_ip = || {
-        if sh.cfg.max_tests_per_ip.is_some() {
-            let mut map = super::lock(&sh.per_ip);
-            if let Some(n) = map.get_mut(&peer.ip()) {
-                *n -= 1;
-                if *n == 0 {
-                    map.remove(&peer.ip());
-                }
-            }
-        }
-    };
     let max = sh.cfg.max_tests;
     let one_off_used = sh.cfg.one_off && sh.started.load(Ordering::Relaxed) >= 1;
     let admitted = !one_off_used
@@ -210,7 +171,6 @@ fn handle(sh: &Shared, mut stream: TcpStream, peer: SocketAddr, seq: u64) {
             )
         };
         sh.log_refusal(peer, reason, format!("refused a new test: {why}"));
-        release_ip();
         return;
     }
     let n = sh.started.fetch_add(1, Ordering::AcqRel) + 1;
@@ -221,6 +181,5 @@ fn handle(sh: &Shared, mut stream: TcpStream, peer: SocketAddr, seq: u64) {
     sh.registry.remove(&cookie);
     sh.finished.fetch_add(1, Ordering::AcqRel);
     sh.active.fetch_sub(1, Ordering::AcqRel);
-    release_ip();
     drop(gate);
 }

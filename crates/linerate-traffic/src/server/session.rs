@@ -209,14 +209,8 @@ pub fn run(
         h.join();
     }
     if let Err(e) = outcome {
-        match e {
-            TrafficError::ServerTerminated { .. } => {
-                let _ = ctl.send(State::ServerTerminate, "terminating the test");
-            }
-            TrafficError::ServerError { code, .. } => {
-                let _ = ctl.send_server_error(code);
-            }
-            _ => {}
+        if matches!(e, TrafficError::ServerTerminated { .. }) {
+            let _ = ctl.send(State::ServerTerminate, "terminating the test");
         }
         return Err(e);
     }
@@ -402,8 +396,6 @@ fn watch(
     let idle = sh.cfg.idle_timeout;
     let mut last_bytes = 0u64;
     let mut last_change = t0;
-    // (time, bytes) samples over the --server-bitrate-limit window.
-    let mut window: std::collections::VecDeque<(Instant, u64)> = std::collections::VecDeque::new();
     loop {
         let now = Instant::now();
         if sh.shutdown.load(Ordering::Relaxed) || now >= hard_end {
@@ -418,40 +410,6 @@ fn watch(
             .iter()
             .map(|h| h.counters.bytes.load(Ordering::Relaxed))
             .sum();
-        if let Some(limit) = sh.cfg.bitrate_limit {
-            window.push_back((now, bytes));
-            while window
-                .front()
-                .is_some_and(|&(t, _)| now.duration_since(t) > limit.window)
-            {
-                window.pop_front();
-            }
-            // Judged once a whole window has passed, as iperf3 averages its interval.
-            if now.duration_since(t0) >= limit.window {
-                if let Some(&(t, b)) = window.front() {
-                    let secs = now.duration_since(t).as_secs_f64().max(0.1);
-                    let bps = (bytes.saturating_sub(b)) as f64 * 8.0 / secs;
-                    if bps > limit.bits_per_second as f64 {
-                        sh.log(
-                            super::Level::Warn,
-                            None,
-                            None,
-                            format!(
-                                "ending the test of {}: it moved {:.0} bit/s over {:.1} s, above \
-                                 --server-bitrate-limit {} bit/s",
-                                ctl.peer, bps, secs, limit.bits_per_second
-                            ),
-                        );
-                        return Err(TrafficError::ServerError {
-                            peer: ctl.peer.clone(),
-                            code: crate::protocol::ierr::TOTAL_RATE,
-                            text: "the total bit rate is above the server's limit",
-                            errno: 0,
-                        });
-                    }
-                }
-            }
-        }
         if bytes != last_bytes {
             last_bytes = bytes;
             last_change = now;

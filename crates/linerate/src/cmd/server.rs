@@ -6,8 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
-use linerate_traffic::server::allow::Prefix;
-use linerate_traffic::server::{BitrateLimit, Level, ServerLog};
+use linerate_traffic::server::{Level, ServerLog};
 use linerate_traffic::{Server, ServerConfig};
 use linerate_units::Duration;
 
@@ -22,8 +21,7 @@ Examples:
   linerate server
   linerate server -p 5202 -B 198.18.0.2 --max-tests 4
   linerate server --one-off --idle-timeout 10s
-  linerate server --max-pending-per-ip 16 --handshake-timeout 5s
-  linerate server --allow 198.18.0.0/15 --max-tests-per-ip 2 --server-bitrate-limit 1G"
+  linerate server --max-pending-per-ip 16 --handshake-timeout 5s"
 )]
 pub struct Args {
     /// Port for control and data (TCP and UDP)
@@ -60,17 +58,6 @@ pub struct Args {
     /// Bind data sockets to a network device (SO_BINDTODEVICE)
     #[arg(long, value_name = "DEV")]
     pub bind_dev: Option<String>,
-    /// Accept clients only from this prefix (repeatable: 198.18.0.0/15, 2001:db8::/32, or one
-    /// address); others are closed at once [default: everyone]
-    #[arg(long, value_name = "PREFIX", value_parser = clap::value_parser!(Prefix))]
-    pub allow: Vec<Prefix>,
-    /// Tests one client address may run at once [default: only --max-tests applies]
-    #[arg(long, value_name = "N")]
-    pub max_tests_per_ip: Option<usize>,
-    /// End a test whose bit rate (both directions summed) averaged over SECONDS (default 5)
-    /// is above RATE, as iperf3's option does: RATE or RATE/SECONDS, e.g. 1G or 100M/2
-    #[arg(long, value_name = "RATE[/SECONDS]", value_parser = clap::value_parser!(BitrateLimit))]
-    pub server_bitrate_limit: Option<BitrateLimit>,
 }
 
 fn log_line(rec: &ServerLog) -> String {
@@ -99,7 +86,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ("--max-streams", args.max_streams as usize),
         ("--max-pending", args.max_pending),
         ("--max-pending-per-ip", args.max_pending_per_ip),
-        ("--max-tests-per-ip", args.max_tests_per_ip.unwrap_or(1)),
     ] {
         if n == 0 {
             anyhow::bail!("{flag} 0: expected at least 1");
@@ -138,9 +124,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             ..Default::default()
         },
         gate: None,
-        allow: args.allow.clone(),
-        max_tests_per_ip: args.max_tests_per_ip,
-        bitrate_limit: args.server_bitrate_limit,
     };
     let stop = crate::stop::Stop::install()?;
     let log: linerate_traffic::server::LogSink = Arc::new(|rec: ServerLog| {
