@@ -1,6 +1,7 @@
 //! The server: many tests at once, each isolated in its own threads, within limits.
 //!
-//! One TCP listener takes every connection. The first 37 bytes are a cookie: a cookie that a
+//! One TCP listener takes every connection, on one event loop (`handshake`) until its first
+//! 37 bytes have arrived, so idle connections cost no thread. Those bytes are a cookie: a cookie that a
 //! test is waiting for makes the connection one of its data streams; any other well-formed
 //! cookie starts a new test; anything else is logged and closed. UDP streams are opened by a
 //! `9876` datagram on the same port; because that datagram carries no cookie, one test at a
@@ -9,12 +10,14 @@
 
 mod accept;
 mod bind;
+mod handshake;
 mod log;
 mod pending;
 mod registry;
 mod session;
 mod udp;
 
+use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr, TcpListener, UdpSocket};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -39,6 +42,8 @@ pub struct ServerConfig {
     pub one_off: bool,
     /// Tests running at once.
     pub max_tests: usize,
+    /// Tests from one source address running at once.
+    pub max_tests_per_ip: usize,
     /// Streams per test (both directions counted).
     pub max_streams: u32,
     /// Longest test accepted.
@@ -66,6 +71,7 @@ impl Default for ServerConfig {
             port: crate::protocol::DEFAULT_PORT,
             one_off: false,
             max_tests: 16,
+            max_tests_per_ip: 8,
             max_streams: 128,
             max_duration: Duration::from_secs(3600),
             handshake_timeout: Duration::from_secs(10),
@@ -83,6 +89,7 @@ pub(crate) struct Shared {
     pub cfg: ServerConfig,
     pub registry: Registry,
     pub active: AtomicUsize,
+    pub tests_per_ip: Mutex<HashMap<IpAddr, usize>>,
     pub pending: Mutex<Pending>,
     pub refusals: Mutex<RefusalLog>,
     pub started: AtomicU64,
@@ -159,6 +166,7 @@ impl Server {
                 cfg,
                 registry: Registry::default(),
                 active: AtomicUsize::new(0),
+                tests_per_ip: Mutex::new(HashMap::new()),
                 pending: Mutex::new(pending),
                 refusals: Mutex::new(refusals),
                 started: AtomicU64::new(0),
@@ -180,11 +188,6 @@ impl Server {
     /// the server is terminating and are waited for, a few seconds at most.
     pub fn serve(&self, stop: &AtomicBool) -> Result<(), TrafficError> {
         let sh = &self.shared;
-        // Linux's accept() honours SO_RCVTIMEO: block, but look at the stop flag 10 times a
-        // second (a polling sleep would add its period to every connection's set-up).
-        socket2::SockRef::from(&self.tcp)
-            .set_read_timeout(Some(Duration::from_millis(100)))
-            .map_err(|e| TrafficError::socket("setting the listener's accept timeout", e))?;
         if let Some(a) = self.local_addr() {
             sh.log(
                 Level::Info,
@@ -193,36 +196,7 @@ impl Server {
                 format!("listening on {a} (TCP and UDP)"),
             );
         }
-        let mut seq: u64 = 0;
-        loop {
-            if stop.load(Ordering::Relaxed) {
-                sh.log(Level::Info, None, None, "shutting down".to_owned());
-                break;
-            }
-            if sh.cfg.one_off
-                && sh.finished.load(Ordering::Relaxed) >= 1
-                && sh.active.load(Ordering::Relaxed) == 0
-            {
-                break;
-            }
-            match self.tcp.accept() {
-                Ok((stream, peer)) => {
-                    seq += 1;
-                    accept::spawn(Arc::clone(sh), stream, peer, seq);
-                }
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock
-                            | std::io::ErrorKind::TimedOut
-                            | std::io::ErrorKind::Interrupted
-                    ) => {}
-                Err(e) => {
-                    sh.log(Level::Warn, None, None, format!("accept failed: {e}"));
-                    std::thread::sleep(Duration::from_millis(50));
-                }
-            }
-        }
+        let r = handshake::run(sh, &self.tcp, stop);
         sh.shutdown.store(true, Ordering::Relaxed);
         let t = Instant::now();
         while (sh.active.load(Ordering::Relaxed) > 0 || sh.pending_len() > 0)
@@ -230,7 +204,7 @@ impl Server {
         {
             std::thread::sleep(Duration::from_millis(20));
         }
-        Ok(())
+        r
     }
 
     /// Tests finished so far.

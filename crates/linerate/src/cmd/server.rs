@@ -36,6 +36,9 @@ pub struct Args {
     /// Tests running at once; more clients get "busy" (iperf3's access denied)
     #[arg(long, default_value_t = 16, value_name = "N")]
     pub max_tests: usize,
+    /// Tests from one address running at once; more get "busy"
+    #[arg(long, default_value_t = 8, value_name = "N")]
+    pub max_tests_per_ip: usize,
     /// Streams per test, both directions counted
     #[arg(long, default_value_t = 128, value_name = "N")]
     pub max_streams: u32,
@@ -84,6 +87,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for (flag, n) in [
         ("--max-tests", args.max_tests),
         ("--max-streams", args.max_streams as usize),
+        ("--max-tests-per-ip", args.max_tests_per_ip),
         ("--max-pending", args.max_pending),
         ("--max-pending-per-ip", args.max_pending_per_ip),
     ] {
@@ -93,7 +97,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if args.max_pending > 65_536 {
         anyhow::bail!(
-            "--max-pending {}: expected at most 65536 (each pending connection holds a thread)",
+            "--max-pending {}: expected at most 65536 (each pending connection holds a descriptor)",
             args.max_pending
         );
     }
@@ -112,6 +116,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         port: args.port,
         one_off: args.one_off,
         max_tests: args.max_tests,
+        max_tests_per_ip: args.max_tests_per_ip,
         max_streams: args.max_streams,
         max_duration: args.max_duration.as_std(),
         handshake_timeout: args.handshake_timeout.as_std(),
