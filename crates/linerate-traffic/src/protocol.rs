@@ -38,6 +38,8 @@ pub mod ierr {
     pub const BLOCK_SIZE: i32 = 7;
     /// Not implemented.
     pub const UNIMPLEMENTED: i32 = 13;
+    /// The total rate asked or moved is above the server's limit (IETOTALRATE).
+    pub const TOTAL_RATE: i32 = 27;
     /// Parameters could not be received or read.
     pub const RECV_PARAMS: i32 = 114;
 }

@@ -48,6 +48,11 @@ pub struct ServerConfig {
     pub max_streams: u32,
     /// Longest test accepted.
     pub max_duration: Duration,
+    /// A test's total rate (bits/s, all streams, both directions) above which it is refused
+    /// or ended, as iperf3's `--server-bitrate-limit`; 0: no limit.
+    pub bitrate_limit: u64,
+    /// The interval the total rate is averaged over for `bitrate_limit` (iperf3: 5 s).
+    pub bitrate_limit_interval: Duration,
     /// Time a client gets for each handshake step.
     pub handshake_timeout: Duration,
     /// Time without any data or control traffic before a test is ended.
@@ -74,6 +79,8 @@ impl Default for ServerConfig {
             max_tests_per_ip: 8,
             max_streams: 128,
             max_duration: Duration::from_secs(3600),
+            bitrate_limit: 0,
+            bitrate_limit_interval: Duration::from_secs(5),
             handshake_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(30),
             max_pending: 1024,

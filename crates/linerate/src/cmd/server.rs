@@ -21,7 +21,8 @@ Examples:
   linerate server
   linerate server -p 5202 -B 198.18.0.2 --max-tests 4
   linerate server --one-off --idle-timeout 10s
-  linerate server --max-pending-per-ip 16 --handshake-timeout 5s"
+  linerate server --max-pending-per-ip 16 --handshake-timeout 5s
+  linerate server --server-bitrate-limit 1G/5 --max-duration 30s"
 )]
 pub struct Args {
     /// Port for control and data (TCP and UDP)
@@ -45,6 +46,10 @@ pub struct Args {
     /// Longest test accepted
     #[arg(long, default_value = "1h", value_name = "DURATION", value_parser = Duration::parse_with_unit, allow_hyphen_values = true)]
     pub max_duration: Duration,
+    /// Total rate of one test, all streams (iperf3's RATE[/SECONDS]): a test asking for more
+    /// is refused, one averaging more over SECONDS (default 5) is ended
+    #[arg(long, value_name = "RATE[/SECS]", value_parser = parse_rate_limit)]
+    pub server_bitrate_limit: Option<(u64, std::time::Duration)>,
     /// Time a client gets for each handshake step
     #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = Duration::parse_with_unit, allow_hyphen_values = true)]
     pub handshake_timeout: Duration,
@@ -61,6 +66,30 @@ pub struct Args {
     /// Bind data sockets to a network device (SO_BINDTODEVICE)
     #[arg(long, value_name = "DEV")]
     pub bind_dev: Option<String>,
+}
+
+/// `RATE[/SECONDS]` as iperf3's `--server-bitrate-limit` takes it (`100M`, `1G/10`); the
+/// seconds may also carry a unit (`1G/10s`).
+fn parse_rate_limit(s: &str) -> Result<(u64, std::time::Duration), String> {
+    let (rate, secs) = s.split_once('/').unwrap_or((s, "5"));
+    let rate: linerate_units::BitRate = rate
+        .parse()
+        .map_err(|e| format!("{rate:?}: {e} (expected a rate like 100M or 1Gbit/s)"))?;
+    let interval = match secs.parse::<u64>() {
+        Ok(n) => std::time::Duration::from_secs(n),
+        Err(_) => Duration::parse_with_unit(secs)
+            .map_err(|e| format!("{secs:?} after '/': {e} (expected seconds, like 5)"))?
+            .as_std(),
+    };
+    if rate.bps() == 0 {
+        return Err(format!("{s:?}: expected a rate above 0"));
+    }
+    if interval.is_zero() || interval > std::time::Duration::from_secs(3600) {
+        return Err(format!(
+            "{s:?}: the averaging interval must be more than 0 and at most 1 hour"
+        ));
+    }
+    Ok((rate.bps(), interval))
 }
 
 fn log_line(rec: &ServerLog) -> String {
@@ -119,6 +148,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         max_tests_per_ip: args.max_tests_per_ip,
         max_streams: args.max_streams,
         max_duration: args.max_duration.as_std(),
+        bitrate_limit: args.server_bitrate_limit.map_or(0, |(r, _)| r),
+        bitrate_limit_interval: args
+            .server_bitrate_limit
+            .map_or(std::time::Duration::from_secs(5), |(_, i)| i),
         handshake_timeout: args.handshake_timeout.as_std(),
         idle_timeout: args.idle_timeout.as_std(),
         max_pending: args.max_pending,

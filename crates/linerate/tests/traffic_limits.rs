@@ -1,0 +1,110 @@
+//! `linerate server`'s protections against reflection and abuse (issue 16, item 2): UDP streams
+//! only from the control connection's address, and `--server-bitrate-limit`.
+
+#![forbid(unsafe_code)]
+
+mod support;
+
+use std::io::{Read, Write};
+use std::net::{TcpStream, UdpSocket};
+use std::time::Duration;
+
+use support::traffic::{client, f64_at, iperf3_client_json, linerate_client_json, linerate_server};
+use support::{program, skipping};
+
+/// A well-formed cookie.
+fn cookie() -> Vec<u8> {
+    let mut c = b"udpspoofudpspoofudpspoofudpspoof2345".to_vec();
+    c.push(0);
+    c
+}
+
+#[test]
+fn a_udp_stream_from_another_address_than_the_control_connection_is_ignored() {
+    let server = linerate_server(&["--handshake-timeout", "3s"]);
+    let mut ctl = TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
+    ctl.set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    ctl.write_all(&cookie()).expect("cookie");
+    let mut params =
+        br#"{"udp":true,"time":2,"parallel":1,"len":1400,"bandwidth":1000000}"#.to_vec();
+    params.splice(0..0, (params.len() as u32).to_be_bytes());
+    ctl.write_all(&params).expect("params");
+    let mut states = [0u8; 2];
+    ctl.read_exact(&mut states)
+        .expect("PARAM_EXCHANGE, CREATE_STREAMS");
+    assert_eq!(states, [9, 10], "PARAM_EXCHANGE then CREATE_STREAMS");
+    // Another address (still loopback) with the stream-opening datagram: no answer.
+    let spoof = UdpSocket::bind("127.0.0.2:0").expect("bind 127.0.0.2");
+    spoof
+        .set_read_timeout(Some(Duration::from_millis(1500)))
+        .expect("timeout");
+    let mut buf = [0u8; 16];
+    for _ in 0..3 {
+        spoof
+            .send_to(b"9876", ("127.0.0.1", server.port))
+            .expect("send");
+    }
+    assert!(
+        spoof.recv_from(&mut buf).is_err(),
+        "the server answered a UDP stream from 127.0.0.2 for a test controlled from 127.0.0.1"
+    );
+    // The control connection's own address is answered ("6789").
+    let own = UdpSocket::bind("127.0.0.1:0").expect("bind");
+    own.set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("timeout");
+    own.send_to(b"9876", ("127.0.0.1", server.port))
+        .expect("send");
+    let (n, _) = own.recv_from(&mut buf).expect("the server's answer");
+    assert_eq!(&buf[..n], b"6789");
+    drop(ctl);
+}
+
+#[test]
+fn server_bitrate_limit_refuses_a_test_asking_for_more() {
+    let server = linerate_server(&["--server-bitrate-limit", "10M"]);
+    let out = client(None, server.port, &["-u", "-b", "20M", "-t", "1"]);
+    assert!(!out.status.success(), "a 20 Mbit/s test passed a 10M limit");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--server-bitrate-limit"), "{err}");
+    // Within the limit: served.
+    let v = linerate_client_json(server.port, &["-u", "-b", "5M", "-t", "1"]);
+    assert!(f64_at(&v, "end.sum.bytes") > 0.0, "{v}");
+    if let Err(why) = program("iperf3") {
+        skipping(format_args!("the iperf3 client: {why}"));
+        return;
+    }
+    let out = support::bin::run_bounded(
+        std::process::Command::new("iperf3").args([
+            "-c",
+            "127.0.0.1",
+            "-p",
+            &server.port.to_string(),
+            "-u",
+            "-b",
+            "20M",
+            "-t",
+            "1",
+        ]),
+        Duration::from_secs(30),
+    );
+    assert!(!out.status.success(), "iperf3 at 20M passed a 10M limit");
+    let v = iperf3_client_json(server.port, &["-u", "-b", "5M", "-t", "1"]);
+    assert!(f64_at(&v, "end.sum.bytes") > 0.0, "{v}");
+}
+
+#[test]
+fn server_bitrate_limit_ends_a_test_that_moves_more_on_average() {
+    let server = linerate_server(&["--server-bitrate-limit", "20M/1"]);
+    // TCP asks for no rate: the average over 1 s ends it.
+    let out = client(None, server.port, &["-t", "5"]);
+    assert!(
+        !out.status.success(),
+        "an unlimited TCP test ran to its end"
+    );
+    assert!(
+        server.wait_log("(--server-bitrate-limit)", Duration::from_secs(10)),
+        "{}",
+        server.log()
+    );
+}
