@@ -9,6 +9,7 @@
 //! are taken.
 
 mod accept;
+mod allow;
 mod bind;
 mod handshake;
 mod log;
@@ -23,6 +24,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+pub use allow::AllowPrefix;
 pub use log::{Level, LogSink, ServerLog};
 pub use session::TestSummary;
 
@@ -65,6 +67,8 @@ pub struct ServerConfig {
     pub max_pending_per_ip: usize,
     /// A source's refusals and evictions are logged once per this interval.
     pub refusal_log_interval: Duration,
+    /// Prefixes clients may connect from (`--allow`); empty: any address.
+    pub allow: Vec<AllowPrefix>,
     /// Socket options for data streams (`--bind-dev`).
     pub sock: SocketOptions,
 }
@@ -86,6 +90,7 @@ impl Default for ServerConfig {
             max_pending: 1024,
             max_pending_per_ip: 64,
             refusal_log_interval: Duration::from_secs(10),
+            allow: Vec::new(),
             sock: SocketOptions::default(),
         }
     }

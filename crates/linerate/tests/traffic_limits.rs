@@ -108,3 +108,66 @@ fn server_bitrate_limit_ends_a_test_that_moves_more_on_average() {
         server.log()
     );
 }
+
+#[test]
+fn a_client_outside_allow_is_refused_naming_the_rule() {
+    let server = linerate_server(&["--allow", "127.0.0.2/32", "--allow", "2001:db8::/32"]);
+    let out = client(None, server.port, &["-t", "1"]);
+    assert!(!out.status.success(), "127.0.0.1 was let in");
+    assert!(
+        server.wait_log(
+            "127.0.0.1 is not in any --allow prefix (127.0.0.2/32, 2001:db8::/32)",
+            Duration::from_secs(5)
+        ),
+        "{}",
+        server.log()
+    );
+    // From inside the prefix: served.
+    let v = linerate_client_json(server.port, &["-t", "1", "-B", "127.0.0.2"]);
+    assert!(f64_at(&v, "end.sum_received.bytes") > 0.0, "{v}");
+    if let Err(why) = program("iperf3") {
+        skipping(format_args!("the iperf3 client: {why}"));
+        return;
+    }
+    let v = iperf3_client_json(server.port, &["-t", "1", "-B", "127.0.0.2"]);
+    assert!(f64_at(&v, "end.sum_received.bytes") > 0.0, "{v}");
+}
+
+#[test]
+fn a_bad_allow_prefix_is_refused_by_value() {
+    let out = support::bin::run_bounded(
+        support::bin::linerate().args(["server", "-p", "0", "--allow", "10.0.0.0/33"]),
+        Duration::from_secs(10),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("\"10.0.0.0/33\""), "{err}");
+}
+
+#[test]
+fn max_duration_refuses_longer_tests() {
+    let server = linerate_server(&["--max-duration", "2s"]);
+    let out = client(None, server.port, &["-t", "5"]);
+    assert!(!out.status.success(), "a 5 s test passed --max-duration 2s");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("at most 2 s"), "{err}");
+    let v = linerate_client_json(server.port, &["-t", "1"]);
+    assert!(f64_at(&v, "end.sum_received.bytes") > 0.0, "{v}");
+    if program("iperf3").is_ok() {
+        let out = support::bin::run_bounded(
+            std::process::Command::new("iperf3").args([
+                "-c",
+                "127.0.0.1",
+                "-p",
+                &server.port.to_string(),
+                "-t",
+                "5",
+            ]),
+            Duration::from_secs(30),
+        );
+        assert!(
+            !out.status.success(),
+            "iperf3 -t 5 passed --max-duration 2s"
+        );
+    }
+}

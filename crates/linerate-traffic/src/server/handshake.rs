@@ -113,6 +113,20 @@ impl Loop<'_> {
     }
 
     fn add(&mut self, stream: TcpStream, peer: SocketAddr) {
+        let allow = &self.sh.cfg.allow;
+        if !allow.is_empty() && !allow.iter().any(|p| p.contains(peer.ip())) {
+            let rules: Vec<String> = allow.iter().map(ToString::to_string).collect();
+            self.sh.refuse(
+                peer,
+                "allow",
+                format!(
+                    "refused: {} is not in any --allow prefix ({})",
+                    peer.ip(),
+                    rules.join(", ")
+                ),
+            );
+            return;
+        }
         self.seq += 1;
         let seq = self.seq;
         for old in accept::admit(self.sh, peer, seq) {

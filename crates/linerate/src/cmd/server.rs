@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
-use linerate_traffic::server::{Level, ServerLog};
+use linerate_traffic::server::{AllowPrefix, Level, ServerLog};
 use linerate_traffic::{Server, ServerConfig};
 use linerate_units::Duration;
 
@@ -22,7 +22,8 @@ Examples:
   linerate server -p 5202 -B 198.18.0.2 --max-tests 4
   linerate server --one-off --idle-timeout 10s
   linerate server --max-pending-per-ip 16 --handshake-timeout 5s
-  linerate server --server-bitrate-limit 1G/5 --max-duration 30s"
+  linerate server --server-bitrate-limit 1G/5 --max-duration 30s
+  linerate server --allow 198.18.0.0/15 --allow 2001:db8::/32"
 )]
 pub struct Args {
     /// Port for control and data (TCP and UDP)
@@ -63,9 +64,17 @@ pub struct Args {
     /// A test that moves no data for this long is ended
     #[arg(long, default_value = "30s", value_name = "DURATION", value_parser = Duration::parse_with_unit, allow_hyphen_values = true)]
     pub idle_timeout: Duration,
+    /// Only clients from this prefix may connect (repeatable; IPv4 or IPv6 CIDR, a bare
+    /// address is one host); others are closed at once and logged
+    #[arg(long, value_name = "PREFIX", value_parser = parse_allow)]
+    pub allow: Vec<AllowPrefix>,
     /// Bind data sockets to a network device (SO_BINDTODEVICE)
     #[arg(long, value_name = "DEV")]
     pub bind_dev: Option<String>,
+}
+
+fn parse_allow(s: &str) -> Result<AllowPrefix, String> {
+    s.parse()
 }
 
 /// `RATE[/SECONDS]` as iperf3's `--server-bitrate-limit` takes it (`100M`, `1G/10`); the
@@ -157,6 +166,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         max_pending: args.max_pending,
         max_pending_per_ip: args.max_pending_per_ip,
         refusal_log_interval: std::time::Duration::from_secs(10),
+        allow: args.allow.clone(),
         sock: linerate_traffic::config::SocketOptions {
             bind_dev: args.bind_dev.clone(),
             ..Default::default()
