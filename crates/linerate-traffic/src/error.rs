@@ -186,6 +186,7 @@ pub fn iperf_error_text(code: i32) -> &'static str {
         100..=112 => "the server could not set up the test",
         27 => "the total rate asked or moved is above the server's limit",
         114 => "the server could not read the parameters",
+        142 => "authentication failed (--username, --rsa-public-key-path, IPERF3_PASSWORD)",
         _ => "see iperf3's error list",
     }
 }

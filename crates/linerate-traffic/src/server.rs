@@ -69,6 +69,9 @@ pub struct ServerConfig {
     pub refusal_log_interval: Duration,
     /// Prefixes clients may connect from (`--allow`); empty: any address.
     pub allow: Vec<AllowPrefix>,
+    /// iperf3's RSA authentication (`--rsa-private-key-path`, `--authorized-users-path`):
+    /// when set, every test must carry a valid token.
+    pub auth: Option<Arc<crate::protocol::auth::Authorizer>>,
     /// Socket options for data streams (`--bind-dev`).
     pub sock: SocketOptions,
 }
@@ -91,6 +94,7 @@ impl Default for ServerConfig {
             max_pending_per_ip: 64,
             refusal_log_interval: Duration::from_secs(10),
             allow: Vec::new(),
+            auth: None,
             sock: SocketOptions::default(),
         }
     }

@@ -121,6 +121,23 @@ fn check(sh: &Shared, p: &TestParams) -> Result<(), Refusal> {
     Ok(())
 }
 
+/// Checks the parameters' `authtoken` when the server requires authentication.
+fn authenticate(sh: &Shared, v: &serde_json::Value) -> Result<(), Refusal> {
+    let Some(auth) = &sh.cfg.auth else {
+        return Ok(());
+    };
+    let refuse = |why: String| Refusal(ierr::AUTH_TEST, format!("authentication failed: {why}"));
+    let Some(token) = v.get("authtoken").and_then(serde_json::Value::as_str) else {
+        return Err(refuse(
+            "the client sent no credentials (--username and --rsa-public-key-path)".into(),
+        ));
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    auth.check(token, now).map(|_| ()).map_err(refuse)
+}
+
 /// Runs one test on an admitted control connection.
 pub fn run(
     sh: &Shared,
@@ -148,7 +165,8 @@ pub fn run(
         }
     };
     let linerate = params.extension.is_some();
-    if let Err(Refusal(code, msg)) = check(sh, &params) {
+    let checked = authenticate(sh, &v).and_then(|()| check(sh, &params));
+    if let Err(Refusal(code, msg)) = checked {
         if linerate {
             let _ = ctl.send(State::LinerateHello, "refusing");
             let _ = ctl.send_json(&Hello::refuse(msg.clone()), "refusing");

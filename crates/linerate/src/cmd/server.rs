@@ -23,7 +23,8 @@ Examples:
   linerate server --one-off --idle-timeout 10s
   linerate server --max-pending-per-ip 16 --handshake-timeout 5s
   linerate server --server-bitrate-limit 1G/5 --max-duration 30s
-  linerate server --allow 198.18.0.0/15 --allow 2001:db8::/32"
+  linerate server --allow 198.18.0.0/15 --allow 2001:db8::/32
+  linerate server --rsa-private-key-path private.pem --authorized-users-path users.csv"
 )]
 pub struct Args {
     /// Port for control and data (TCP and UDP)
@@ -68,6 +69,16 @@ pub struct Args {
     /// address is one host); others are closed at once and logged
     #[arg(long, value_name = "PREFIX", value_parser = parse_allow)]
     pub allow: Vec<AllowPrefix>,
+    /// RSA private key (PEM) to decrypt clients' credentials with (iperf3's authentication;
+    /// needs --authorized-users-path)
+    #[arg(long, value_name = "PATH")]
+    pub rsa_private_key_path: Option<std::path::PathBuf>,
+    /// Users allowed to test: lines `user,SHA256HEX` of `{user}password` (iperf3's format)
+    #[arg(long, value_name = "PATH")]
+    pub authorized_users_path: Option<std::path::PathBuf>,
+    /// Largest difference in seconds between a client's credentials and the server's clock
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    pub time_skew_threshold: u64,
     /// Bind data sockets to a network device (SO_BINDTODEVICE)
     #[arg(long, value_name = "DEV")]
     pub bind_dev: Option<String>,
@@ -149,6 +160,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             anyhow::bail!("{flag} {d}: expected more than 0 and at most 7 days");
         }
     }
+    let auth = match (&args.rsa_private_key_path, &args.authorized_users_path) {
+        (None, None) => None,
+        (Some(k), Some(u)) => Some(Arc::new(
+            linerate_traffic::protocol::auth::Authorizer::load(k, u, args.time_skew_threshold)
+                .map_err(anyhow::Error::msg)?,
+        )),
+        (Some(_), None) => anyhow::bail!("--rsa-private-key-path needs --authorized-users-path"),
+        (None, Some(_)) => anyhow::bail!("--authorized-users-path needs --rsa-private-key-path"),
+    };
     let cfg = ServerConfig {
         bind: args.bind,
         port: args.port,
@@ -167,6 +187,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         max_pending_per_ip: args.max_pending_per_ip,
         refusal_log_interval: std::time::Duration::from_secs(10),
         allow: args.allow.clone(),
+        auth,
         sock: linerate_traffic::config::SocketOptions {
             bind_dev: args.bind_dev.clone(),
             ..Default::default()
