@@ -171,3 +171,40 @@ fn max_duration_refuses_longer_tests() {
         );
     }
 }
+
+/// The peak resident memory of process `pid` in KiB (`VmHWM`), when /proc has it.
+fn peak_rss_kib(pid: u32) -> Option<u64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[test]
+fn a_4_gib_length_prefix_is_refused_with_little_memory() {
+    let server = linerate_server(&[]);
+    let Some(before) = peak_rss_kib(server.child.id()) else {
+        skipping(format_args!("no VmHWM in /proc/PID/status"));
+        return;
+    };
+    for _ in 0..5 {
+        let mut s = TcpStream::connect(("127.0.0.1", server.port)).expect("connect");
+        s.set_read_timeout(Some(Duration::from_secs(10)))
+            .expect("timeout");
+        s.write_all(&cookie()).expect("cookie");
+        let mut msg = vec![0xFF, 0xFF, 0xFF, 0xFF];
+        msg.extend_from_slice(&[b'{'; 64 * 1024]);
+        let _ = s.write_all(&msg);
+        let mut answer = Vec::new();
+        let _ = s.read_to_end(&mut answer);
+        // PARAM_EXCHANGE, then SERVER_ERROR.
+        assert_eq!(answer.get(1), Some(&0xFE), "{answer:?}");
+    }
+    assert!(
+        server.wait_log("4294967295", Duration::from_secs(5)),
+        "{}",
+        server.log()
+    );
+    let peak = peak_rss_kib(server.child.id()).unwrap_or(u64::MAX);
+    eprintln!("server peak RSS: {before} KiB before, {peak} KiB after");
+    assert!(peak < 50 * 1024, "peak RSS {peak} KiB");
+}
