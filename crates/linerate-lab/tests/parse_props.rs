@@ -3,6 +3,8 @@
 //! panic.
 
 #![forbid(unsafe_code)]
+// The lab (and its readers) exists on Linux only.
+#![cfg(target_os = "linux")]
 
 use std::path::Path;
 
