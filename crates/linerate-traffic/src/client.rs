@@ -183,7 +183,17 @@ pub fn run_client(
         },
         other => other,
     })?;
-    ctl.send_json(&params.to_wire(), "sending parameters")?;
+    match &cfg.authtoken {
+        None => ctl.send_json(&params.to_wire(), "sending parameters")?,
+        Some(token) => {
+            let mut v = serde_json::to_value(params.to_wire())
+                .map_err(|e| TrafficError::BadParams(e.to_string()))?;
+            if let Some(m) = v.as_object_mut() {
+                m.insert("authtoken".into(), token.clone().into());
+            }
+            ctl.send_json(&v, "sending parameters")?;
+        }
+    }
 
     // A linerate server answers the extension before CREATE_STREAMS; iperf3 does not.
     let mut peer_version = None;

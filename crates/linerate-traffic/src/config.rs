@@ -107,6 +107,9 @@ pub struct ClientConfig {
     pub connect_timeout: Duration,
     /// Options of the pps/rr/crr modes and `--affinity`.
     pub modes: ClientModeOptions,
+    /// iperf3's RSA authentication token (`protocol::auth::client_token`), sent as
+    /// `"authtoken"` with the parameters.
+    pub authtoken: Option<String>,
 }
 
 impl Default for ClientConfig {
@@ -132,6 +135,7 @@ impl Default for ClientConfig {
             get_server_output: false,
             connect_timeout: Duration::from_secs(10),
             modes: ClientModeOptions::default(),
+            authtoken: None,
         }
     }
 }

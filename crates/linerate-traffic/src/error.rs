@@ -127,6 +127,19 @@ pub enum TrafficError {
     /// The run was interrupted locally.
     #[error("interrupted")]
     Interrupted,
+    /// The test moved data faster than the server's `--server-bitrate-limit`.
+    #[error(
+        "the test moved {bps:.0} bit/s over the last {secs:.0} s, more than the server's \
+         limit of {limit} bit/s (--server-bitrate-limit)"
+    )]
+    RateLimit {
+        /// The rate measured (bits per second, all streams).
+        bps: f64,
+        /// The limit.
+        limit: u64,
+        /// The averaging interval.
+        secs: f64,
+    },
 }
 
 impl TrafficError {
@@ -171,7 +184,9 @@ pub fn iperf_error_text(code: i32) -> &'static str {
         10 => "MSS too large",
         13 => "not implemented",
         100..=112 => "the server could not set up the test",
+        27 => "the total rate asked or moved is above the server's limit",
         114 => "the server could not read the parameters",
+        142 => "authentication failed (--username, --rsa-public-key-path, IPERF3_PASSWORD)",
         _ => "see iperf3's error list",
     }
 }

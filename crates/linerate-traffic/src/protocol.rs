@@ -1,6 +1,7 @@
 //! iperf3's control protocol: state bytes, cookies, length-prefixed JSON messages, test
 //! parameters and exchanged results, plus linerate's extension key.
 
+pub mod auth;
 pub mod control;
 pub mod cookie;
 pub mod extension;
@@ -38,6 +39,10 @@ pub mod ierr {
     pub const BLOCK_SIZE: i32 = 7;
     /// Not implemented.
     pub const UNIMPLEMENTED: i32 = 13;
+    /// The total rate asked or moved is above the server's limit (IETOTALRATE).
+    pub const TOTAL_RATE: i32 = 27;
+    /// Test authorization failed (IEAUTHTEST).
+    pub const AUTH_TEST: i32 = 142;
     /// Parameters could not be received or read.
     pub const RECV_PARAMS: i32 = 114;
 }

@@ -1,6 +1,7 @@
 //! The server: many tests at once, each isolated in its own threads, within limits.
 //!
-//! One TCP listener takes every connection. The first 37 bytes are a cookie: a cookie that a
+//! One TCP listener takes every connection, on one event loop (`handshake`) until its first
+//! 37 bytes have arrived, so idle connections cost no thread. Those bytes are a cookie: a cookie that a
 //! test is waiting for makes the connection one of its data streams; any other well-formed
 //! cookie starts a new test; anything else is logged and closed. UDP streams are opened by a
 //! `9876` datagram on the same port; because that datagram carries no cookie, one test at a
@@ -8,18 +9,22 @@
 //! are taken.
 
 mod accept;
+mod allow;
 mod bind;
+mod handshake;
 mod log;
 mod pending;
 mod registry;
 mod session;
 mod udp;
 
+use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr, TcpListener, UdpSocket};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+pub use allow::AllowPrefix;
 pub use log::{Level, LogSink, ServerLog};
 pub use session::TestSummary;
 
@@ -39,10 +44,17 @@ pub struct ServerConfig {
     pub one_off: bool,
     /// Tests running at once.
     pub max_tests: usize,
+    /// Tests from one source address running at once.
+    pub max_tests_per_ip: usize,
     /// Streams per test (both directions counted).
     pub max_streams: u32,
     /// Longest test accepted.
     pub max_duration: Duration,
+    /// A test's total rate (bits/s, all streams, both directions) above which it is refused
+    /// or ended, as iperf3's `--server-bitrate-limit`; 0: no limit.
+    pub bitrate_limit: u64,
+    /// The interval the total rate is averaged over for `bitrate_limit` (iperf3: 5 s).
+    pub bitrate_limit_interval: Duration,
     /// Time a client gets for each handshake step.
     pub handshake_timeout: Duration,
     /// Time without any data or control traffic before a test is ended.
@@ -55,6 +67,11 @@ pub struct ServerConfig {
     pub max_pending_per_ip: usize,
     /// A source's refusals and evictions are logged once per this interval.
     pub refusal_log_interval: Duration,
+    /// Prefixes clients may connect from (`--allow`); empty: any address.
+    pub allow: Vec<AllowPrefix>,
+    /// iperf3's RSA authentication (`--rsa-private-key-path`, `--authorized-users-path`):
+    /// when set, every test must carry a valid token.
+    pub auth: Option<Arc<crate::protocol::auth::Authorizer>>,
     /// Socket options for data streams (`--bind-dev`).
     pub sock: SocketOptions,
     /// Shared with other tests of this host (a measurement agent's own client tests): a test
@@ -69,13 +86,18 @@ impl Default for ServerConfig {
             port: crate::protocol::DEFAULT_PORT,
             one_off: false,
             max_tests: 16,
+            max_tests_per_ip: 8,
             max_streams: 128,
             max_duration: Duration::from_secs(3600),
+            bitrate_limit: 0,
+            bitrate_limit_interval: Duration::from_secs(5),
             handshake_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(30),
             max_pending: 1024,
             max_pending_per_ip: 64,
             refusal_log_interval: Duration::from_secs(10),
+            allow: Vec::new(),
+            auth: None,
             sock: SocketOptions::default(),
             gate: None,
         }
@@ -87,6 +109,7 @@ pub(crate) struct Shared {
     pub cfg: ServerConfig,
     pub registry: Registry,
     pub active: AtomicUsize,
+    pub tests_per_ip: Mutex<HashMap<IpAddr, usize>>,
     pub pending: Mutex<Pending>,
     pub refusals: Mutex<RefusalLog>,
     pub started: AtomicU64,
@@ -188,6 +211,7 @@ impl Server {
                 cfg,
                 registry: Registry::default(),
                 active: AtomicUsize::new(0),
+                tests_per_ip: Mutex::new(HashMap::new()),
                 pending: Mutex::new(pending),
                 refusals: Mutex::new(refusals),
                 started: AtomicU64::new(0),
@@ -209,11 +233,6 @@ impl Server {
     /// the server is terminating and are waited for, a few seconds at most.
     pub fn serve(&self, stop: &AtomicBool) -> Result<(), TrafficError> {
         let sh = &self.shared;
-        // Linux's accept() honours SO_RCVTIMEO: block, but look at the stop flag 10 times a
-        // second (a polling sleep would add its period to every connection's set-up).
-        socket2::SockRef::from(&self.tcp)
-            .set_read_timeout(Some(Duration::from_millis(100)))
-            .map_err(|e| TrafficError::socket("setting the listener's accept timeout", e))?;
         if let Some(a) = self.local_addr() {
             sh.log(
                 Level::Info,
@@ -222,36 +241,7 @@ impl Server {
                 format!("listening on {a} (TCP and UDP)"),
             );
         }
-        let mut seq: u64 = 0;
-        loop {
-            if stop.load(Ordering::Relaxed) {
-                sh.log(Level::Info, None, None, "shutting down".to_owned());
-                break;
-            }
-            if sh.cfg.one_off
-                && sh.finished.load(Ordering::Relaxed) >= 1
-                && sh.active.load(Ordering::Relaxed) == 0
-            {
-                break;
-            }
-            match self.tcp.accept() {
-                Ok((stream, peer)) => {
-                    seq += 1;
-                    accept::spawn(Arc::clone(sh), stream, peer, seq);
-                }
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock
-                            | std::io::ErrorKind::TimedOut
-                            | std::io::ErrorKind::Interrupted
-                    ) => {}
-                Err(e) => {
-                    sh.log(Level::Warn, None, None, format!("accept failed: {e}"));
-                    std::thread::sleep(Duration::from_millis(50));
-                }
-            }
-        }
+        let r = handshake::run(sh, &self.tcp, stop);
         sh.shutdown.store(true, Ordering::Relaxed);
         let t = Instant::now();
         while (sh.active.load(Ordering::Relaxed) > 0 || sh.pending_len() > 0)
@@ -259,7 +249,7 @@ impl Server {
         {
             std::thread::sleep(Duration::from_millis(20));
         }
-        Ok(())
+        r
     }
 
     /// Tests finished so far.

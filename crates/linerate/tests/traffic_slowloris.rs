@@ -80,3 +80,79 @@ fn zero_pending_limits_are_refused_by_name() {
         );
     }
 }
+
+/// Threads of process `pid` now (its `/proc/PID/task` entries).
+fn threads_of(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/task")).map_or(0, Iterator::count)
+}
+
+/// Connects and sends a well-formed cookie, then nothing more.
+fn silent_cookie(port: u16) -> TcpStream {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    let mut cookie = [b'a'; 37];
+    cookie[36] = 0;
+    s.write_all(&cookie).expect("send the cookie");
+    s
+}
+
+#[test]
+fn thousands_of_idle_connections_cost_no_threads() {
+    if !std::path::Path::new("/proc/self/task").is_dir() {
+        skipping(format_args!("no /proc/PID/task to count threads"));
+        return;
+    }
+    let server = linerate_server(&["--max-pending", "4000", "--max-pending-per-ip", "4000"]);
+    let pid = server.child.id();
+    let before = threads_of(pid);
+    let held = hold_connections(server.port, 3000, Duration::from_secs(30));
+    assert!(held.len() >= 2000, "only {} connections opened", held.len());
+    std::thread::sleep(Duration::from_millis(500));
+    let during = threads_of(pid);
+    eprintln!(
+        "server threads: {before} before, {during} with {} idle connections",
+        held.len()
+    );
+    assert!(
+        during <= before + 2,
+        "{during} threads with {} pending connections ({before} before)",
+        held.len()
+    );
+    // None of them was evicted (the table holds them all), and a client still gets through.
+    let v = linerate_client_json(server.port, &["-t", "1"]);
+    assert!(f64_at(&v, "end.sum_received.bytes") > 0.0, "{v}");
+    assert!(!server.log().contains("evicted"), "{}", server.log());
+    drop(held);
+}
+
+#[test]
+fn a_client_that_goes_silent_after_its_cookie_frees_its_test_slot() {
+    let server = linerate_server(&["--max-tests", "1", "--handshake-timeout", "1s"]);
+    let silent = silent_cookie(server.port);
+    assert!(
+        server.wait_log("test failed", Duration::from_secs(10)),
+        "the silent test was not ended:\n{}",
+        server.log()
+    );
+    let v = linerate_client_json(server.port, &["-t", "1"]);
+    assert!(f64_at(&v, "end.sum_received.bytes") > 0.0, "{v}");
+    drop(silent);
+}
+
+#[test]
+fn max_tests_per_ip_refuses_a_second_test_from_one_address() {
+    let server = linerate_server(&["--max-tests-per-ip", "1", "--handshake-timeout", "10s"]);
+    let silent = silent_cookie(server.port);
+    std::thread::sleep(Duration::from_millis(300));
+    let out = support::traffic::client(None, server.port, &["-t", "1"]);
+    assert!(!out.status.success(), "a second test from 127.0.0.1 ran");
+    assert!(
+        server.wait_log("--max-tests-per-ip", Duration::from_secs(5)),
+        "{}",
+        server.log()
+    );
+    drop(silent);
+    // Once the first test is gone, the address may test again.
+    assert!(server.wait_log("test failed", Duration::from_secs(15)));
+    let v = linerate_client_json(server.port, &["-t", "1"]);
+    assert!(f64_at(&v, "end.sum_received.bytes") > 0.0, "{v}");
+}

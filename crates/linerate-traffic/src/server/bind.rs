@@ -13,7 +13,9 @@ fn tcp(addr: SocketAddr) -> std::io::Result<TcpListener> {
     }
     s.set_reuse_address(true)?;
     s.bind(&addr.into())?;
-    s.listen(128)?;
+    // A deep accept queue: a burst of connections (a slowloris wave) must not overrun it before
+    // the event loop accepts (the kernel caps it at net.core.somaxconn).
+    s.listen(4096)?;
     Ok(s.into())
 }
 

@@ -29,6 +29,8 @@ pub struct Pending {
 /// A connection pushed out of the table to make room.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Evicted {
+    /// Its accept order.
+    pub seq: u64,
     /// Its source.
     pub peer: SocketAddr,
     /// Whether it made room for a connection from the same address (the per-address bound)
@@ -63,8 +65,9 @@ impl Pending {
                 .iter()
                 .find(|(_, e)| e.peer.ip() == ip)
                 .map(|(s, _)| *s);
-            match oldest.and_then(|s| self.evict(s)) {
-                Some(old) => out.push(Evicted {
+            match oldest.and_then(|s| self.evict(s).map(|p| (s, p))) {
+                Some((s, old)) => out.push(Evicted {
+                    seq: s,
                     peer: old,
                     same_source: true,
                 }),
@@ -77,6 +80,7 @@ impl Pending {
             };
             if let Some(old) = self.evict(s) {
                 out.push(Evicted {
+                    seq: s,
                     peer: old,
                     same_source: false,
                 });
@@ -184,6 +188,7 @@ mod tests {
         assert_eq!(
             ev,
             vec![Evicted {
+                seq: 1,
                 peer: peer(1),
                 same_source: false
             }]
@@ -205,6 +210,7 @@ mod tests {
         assert_eq!(
             ev,
             vec![Evicted {
+                seq: 1,
                 peer: peer(1),
                 same_source: true
             }]

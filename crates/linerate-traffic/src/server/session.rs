@@ -97,6 +97,17 @@ fn check(sh: &Shared, p: &TestParams) -> Result<(), Refusal> {
             ),
         ));
     }
+    let asked = u128::from(p.bandwidth) * u128::from(p.total_streams());
+    if cfg.bitrate_limit > 0 && asked > u128::from(cfg.bitrate_limit) {
+        return Err(Refusal(
+            ierr::TOTAL_RATE,
+            format!(
+                "{asked} bit/s asked in all, the server allows at most {} bit/s \
+                 (--server-bitrate-limit)",
+                cfg.bitrate_limit
+            ),
+        ));
+    }
     let (lo, hi) = match p.protocol {
         Protocol::Tcp => (1, MAX_TCP_LEN),
         Protocol::Udp => (crate::stream::udp_header::HEADER_LEN_64 as u64, MAX_UDP_LEN),
@@ -108,6 +119,23 @@ fn check(sh: &Shared, p: &TestParams) -> Result<(), Refusal> {
         ));
     }
     Ok(())
+}
+
+/// Checks the parameters' `authtoken` when the server requires authentication.
+fn authenticate(sh: &Shared, v: &serde_json::Value) -> Result<(), Refusal> {
+    let Some(auth) = &sh.cfg.auth else {
+        return Ok(());
+    };
+    let refuse = |why: String| Refusal(ierr::AUTH_TEST, format!("authentication failed: {why}"));
+    let Some(token) = v.get("authtoken").and_then(serde_json::Value::as_str) else {
+        return Err(refuse(
+            "the client sent no credentials (--username and --rsa-public-key-path)".into(),
+        ));
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    auth.check(token, now).map(|_| ()).map_err(refuse)
 }
 
 /// Runs one test on an admitted control connection.
@@ -137,7 +165,8 @@ pub fn run(
         }
     };
     let linerate = params.extension.is_some();
-    if let Err(Refusal(code, msg)) = check(sh, &params) {
+    let checked = authenticate(sh, &v).and_then(|()| check(sh, &params));
+    if let Err(Refusal(code, msg)) = checked {
         if linerate {
             let _ = ctl.send(State::LinerateHello, "refusing");
             let _ = ctl.send_json(&Hello::refuse(msg.clone()), "refusing");
@@ -396,6 +425,7 @@ fn watch(
     let idle = sh.cfg.idle_timeout;
     let mut last_bytes = 0u64;
     let mut last_change = t0;
+    let mut rate = RateWindow::new(sh.cfg.bitrate_limit, sh.cfg.bitrate_limit_interval);
     loop {
         let now = Instant::now();
         if sh.shutdown.load(Ordering::Relaxed) || now >= hard_end {
@@ -419,6 +449,10 @@ fn watch(
                 secs: idle.as_secs_f64(),
             });
         }
+        if let Some(e) = rate.exceeded(now, bytes) {
+            let _ = ctl.send_server_error(ierr::TOTAL_RATE);
+            return Err(e);
+        }
         match ctl.poll(Duration::from_millis(100), "running the test")? {
             None => {}
             Some(Incoming::State(State::TestEnd)) => return Ok(()),
@@ -441,5 +475,79 @@ fn watch(
                 });
             }
         }
+    }
+}
+
+/// The total byte count of a test over the last averaging interval, for the server's rate
+/// limit: the test is over the limit when the bytes moved since the oldest sample at least one
+/// interval old exceed the limit's share of that time.
+struct RateWindow {
+    limit: u64,
+    interval: Duration,
+    samples: std::collections::VecDeque<(Instant, u64)>,
+}
+
+impl RateWindow {
+    fn new(limit: u64, interval: Duration) -> RateWindow {
+        RateWindow {
+            limit,
+            interval,
+            samples: std::collections::VecDeque::new(),
+        }
+    }
+
+    /// Records `bytes` (the running total) at `now`; an error when the average over the last
+    /// interval is above the limit.
+    fn exceeded(&mut self, now: Instant, bytes: u64) -> Option<TrafficError> {
+        if self.limit == 0 {
+            return None;
+        }
+        self.samples.push_back((now, bytes));
+        // Keep only one sample older than the interval: the start of the window.
+        while self
+            .samples
+            .get(1)
+            .is_some_and(|(t, _)| now.duration_since(*t) >= self.interval)
+        {
+            self.samples.pop_front();
+        }
+        let (t, b) = *self.samples.front()?;
+        let span = now.duration_since(t);
+        if span < self.interval {
+            return None;
+        }
+        let bps = bytes.saturating_sub(b) as f64 * 8.0 / span.as_secs_f64();
+        let over = bps > self.limit as f64;
+        over.then_some(TrafficError::RateLimit {
+            bps,
+            limit: self.limit,
+            secs: span.as_secs_f64(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod rate_tests {
+    use super::*;
+
+    #[test]
+    fn the_rate_limit_averages_over_its_interval() {
+        let t0 = Instant::now();
+        let s = Duration::from_secs;
+        let mut w = RateWindow::new(8_000, s(2));
+        // 1000 bytes/s = 8000 bit/s: at the limit, not above it.
+        for i in 0..=4u64 {
+            assert!(w.exceeded(t0 + s(i), i * 1000).is_none(), "{i}");
+        }
+        // A burst of 3000 bytes in one second after that puts the 2 s average above it.
+        assert!(w.exceeded(t0 + s(5), 4000 + 3000).is_some());
+        // Nothing is judged before one interval has passed.
+        let mut w = RateWindow::new(8, s(2));
+        assert!(w.exceeded(t0, 0).is_none());
+        assert!(w.exceeded(t0 + s(1), 1_000_000).is_none());
+        assert!(w.exceeded(t0 + s(2), 2_000_000).is_some());
+        // No limit: never.
+        let mut w = RateWindow::new(0, s(1));
+        assert!(w.exceeded(t0 + s(9), u64::MAX).is_none());
     }
 }

@@ -28,7 +28,8 @@ Examples:
   linerate client 198.18.0.2 -t 10 -P 4
   linerate client -c 198.18.0.2 -R -O 2s
   linerate client 198.18.0.2 -u -b 500M -l 1400 --bidir
-  linerate client 198.18.0.2 --mode rr --rr-size 64/1KiB --json"
+  linerate client 198.18.0.2 --mode rr --rr-size 64/1KiB --json
+  IPERF3_PASSWORD=secret linerate client 198.18.0.2 --username mario --rsa-public-key-path pub.pem"
 )]
 pub struct Args {
     /// Server host name or address
@@ -156,6 +157,13 @@ pub struct Args {
     /// Ask the server for its own report
     #[arg(long)]
     pub get_server_output: bool,
+    /// Authenticate as this user (iperf3's RSA authentication; the password is read from
+    /// IPERF3_PASSWORD); needs --rsa-public-key-path
+    #[arg(long, value_name = "USER")]
+    pub username: Option<String>,
+    /// The server's RSA public key (PEM) to encrypt the credentials with; needs --username
+    #[arg(long, value_name = "PATH")]
+    pub rsa_public_key_path: Option<std::path::PathBuf>,
     /// Timeout for connecting and for each handshake step (a unit is required: iperf3 reads a
     /// bare number here as milliseconds)
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = Duration::parse_with_unit, allow_hyphen_values = true)]
@@ -243,7 +251,29 @@ impl Args {
             get_server_output: self.get_server_output,
             connect_timeout: self.connect_timeout.as_std(),
             modes: Default::default(),
+            authtoken: self.authtoken()?,
         })
+    }
+
+    /// iperf3's authentication token, when `--username` and `--rsa-public-key-path` are given.
+    fn authtoken(&self) -> anyhow::Result<Option<String>> {
+        let (user, key) = match (&self.username, &self.rsa_public_key_path) {
+            (None, None) => return Ok(None),
+            (Some(u), Some(k)) => (u, k),
+            (Some(_), None) => anyhow::bail!("--username needs --rsa-public-key-path"),
+            (None, Some(_)) => anyhow::bail!("--rsa-public-key-path needs --username"),
+        };
+        let Ok(password) = std::env::var("IPERF3_PASSWORD") else {
+            anyhow::bail!(
+                "--username {user}: set the password in the IPERF3_PASSWORD environment variable"
+            );
+        };
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+        linerate_traffic::protocol::auth::client_token(key, user, &password, now)
+            .map(Some)
+            .map_err(anyhow::Error::msg)
     }
 }
 

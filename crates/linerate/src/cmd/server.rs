@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
-use linerate_traffic::server::{Level, ServerLog};
+use linerate_traffic::server::{AllowPrefix, Level, ServerLog};
 use linerate_traffic::{Server, ServerConfig};
 use linerate_units::Duration;
 
@@ -21,7 +21,10 @@ Examples:
   linerate server
   linerate server -p 5202 -B 198.18.0.2 --max-tests 4
   linerate server --one-off --idle-timeout 10s
-  linerate server --max-pending-per-ip 16 --handshake-timeout 5s"
+  linerate server --max-pending-per-ip 16 --handshake-timeout 5s
+  linerate server --server-bitrate-limit 1G/5 --max-duration 30s
+  linerate server --allow 198.18.0.0/15 --allow 2001:db8::/32
+  linerate server --rsa-private-key-path private.pem --authorized-users-path users.csv"
 )]
 pub struct Args {
     /// Port for control and data (TCP and UDP)
@@ -36,12 +39,19 @@ pub struct Args {
     /// Tests running at once; more clients get "busy" (iperf3's access denied)
     #[arg(long, default_value_t = 16, value_name = "N")]
     pub max_tests: usize,
+    /// Tests from one address running at once; more get "busy"
+    #[arg(long, default_value_t = 8, value_name = "N")]
+    pub max_tests_per_ip: usize,
     /// Streams per test, both directions counted
     #[arg(long, default_value_t = 128, value_name = "N")]
     pub max_streams: u32,
     /// Longest test accepted
     #[arg(long, default_value = "1h", value_name = "DURATION", value_parser = Duration::parse_with_unit, allow_hyphen_values = true)]
     pub max_duration: Duration,
+    /// Total rate of one test, all streams (iperf3's RATE[/SECONDS]): a test asking for more
+    /// is refused, one averaging more over SECONDS (default 5) is ended
+    #[arg(long, value_name = "RATE[/SECS]", value_parser = parse_rate_limit)]
+    pub server_bitrate_limit: Option<(u64, std::time::Duration)>,
     /// Time a client gets for each handshake step
     #[arg(long, default_value = "10s", value_name = "DURATION", value_parser = Duration::parse_with_unit, allow_hyphen_values = true)]
     pub handshake_timeout: Duration,
@@ -55,9 +65,51 @@ pub struct Args {
     /// A test that moves no data for this long is ended
     #[arg(long, default_value = "30s", value_name = "DURATION", value_parser = Duration::parse_with_unit, allow_hyphen_values = true)]
     pub idle_timeout: Duration,
+    /// Only clients from this prefix may connect (repeatable; IPv4 or IPv6 CIDR, a bare
+    /// address is one host); others are closed at once and logged
+    #[arg(long, value_name = "PREFIX", value_parser = parse_allow)]
+    pub allow: Vec<AllowPrefix>,
+    /// RSA private key (PEM) to decrypt clients' credentials with (iperf3's authentication;
+    /// needs --authorized-users-path)
+    #[arg(long, value_name = "PATH")]
+    pub rsa_private_key_path: Option<std::path::PathBuf>,
+    /// Users allowed to test: lines `user,SHA256HEX` of `{user}password` (iperf3's format)
+    #[arg(long, value_name = "PATH")]
+    pub authorized_users_path: Option<std::path::PathBuf>,
+    /// Largest difference in seconds between a client's credentials and the server's clock
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    pub time_skew_threshold: u64,
     /// Bind data sockets to a network device (SO_BINDTODEVICE)
     #[arg(long, value_name = "DEV")]
     pub bind_dev: Option<String>,
+}
+
+fn parse_allow(s: &str) -> Result<AllowPrefix, String> {
+    s.parse()
+}
+
+/// `RATE[/SECONDS]` as iperf3's `--server-bitrate-limit` takes it (`100M`, `1G/10`); the
+/// seconds may also carry a unit (`1G/10s`).
+fn parse_rate_limit(s: &str) -> Result<(u64, std::time::Duration), String> {
+    let (rate, secs) = s.split_once('/').unwrap_or((s, "5"));
+    let rate: linerate_units::BitRate = rate
+        .parse()
+        .map_err(|e| format!("{rate:?}: {e} (expected a rate like 100M or 1Gbit/s)"))?;
+    let interval = match secs.parse::<u64>() {
+        Ok(n) => std::time::Duration::from_secs(n),
+        Err(_) => Duration::parse_with_unit(secs)
+            .map_err(|e| format!("{secs:?} after '/': {e} (expected seconds, like 5)"))?
+            .as_std(),
+    };
+    if rate.bps() == 0 {
+        return Err(format!("{s:?}: expected a rate above 0"));
+    }
+    if interval.is_zero() || interval > std::time::Duration::from_secs(3600) {
+        return Err(format!(
+            "{s:?}: the averaging interval must be more than 0 and at most 1 hour"
+        ));
+    }
+    Ok((rate.bps(), interval))
 }
 
 fn log_line(rec: &ServerLog) -> String {
@@ -84,6 +136,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for (flag, n) in [
         ("--max-tests", args.max_tests),
         ("--max-streams", args.max_streams as usize),
+        ("--max-tests-per-ip", args.max_tests_per_ip),
         ("--max-pending", args.max_pending),
         ("--max-pending-per-ip", args.max_pending_per_ip),
     ] {
@@ -93,7 +146,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if args.max_pending > 65_536 {
         anyhow::bail!(
-            "--max-pending {}: expected at most 65536 (each pending connection holds a thread)",
+            "--max-pending {}: expected at most 65536 (each pending connection holds a descriptor)",
             args.max_pending
         );
     }
@@ -107,18 +160,34 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             anyhow::bail!("{flag} {d}: expected more than 0 and at most 7 days");
         }
     }
+    let auth = match (&args.rsa_private_key_path, &args.authorized_users_path) {
+        (None, None) => None,
+        (Some(k), Some(u)) => Some(Arc::new(
+            linerate_traffic::protocol::auth::Authorizer::load(k, u, args.time_skew_threshold)
+                .map_err(anyhow::Error::msg)?,
+        )),
+        (Some(_), None) => anyhow::bail!("--rsa-private-key-path needs --authorized-users-path"),
+        (None, Some(_)) => anyhow::bail!("--authorized-users-path needs --rsa-private-key-path"),
+    };
     let cfg = ServerConfig {
         bind: args.bind,
         port: args.port,
         one_off: args.one_off,
         max_tests: args.max_tests,
+        max_tests_per_ip: args.max_tests_per_ip,
         max_streams: args.max_streams,
         max_duration: args.max_duration.as_std(),
+        bitrate_limit: args.server_bitrate_limit.map_or(0, |(r, _)| r),
+        bitrate_limit_interval: args
+            .server_bitrate_limit
+            .map_or(std::time::Duration::from_secs(5), |(_, i)| i),
         handshake_timeout: args.handshake_timeout.as_std(),
         idle_timeout: args.idle_timeout.as_std(),
         max_pending: args.max_pending,
         max_pending_per_ip: args.max_pending_per_ip,
         refusal_log_interval: std::time::Duration::from_secs(10),
+        allow: args.allow.clone(),
+        auth,
         sock: linerate_traffic::config::SocketOptions {
             bind_dev: args.bind_dev.clone(),
             ..Default::default()
