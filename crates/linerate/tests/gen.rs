@@ -128,14 +128,32 @@ fn a_missing_interface_is_a_clear_error() {
 fn receiver(ns: &Netns, dev: &str, count: u64) -> std::process::Child {
     let child = ns
         .linerate()
-        .args(["gen", "--receive", "--dev", dev, "--json", "-t", "15s"])
+        .args(["gen", "--receive", "--dev", dev, "--json", "-t", "30s"])
         .args(["--count", &count.to_string()])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("run linerate gen --receive");
-    // Let it open its ring before anything is sent.
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // Wait (bounded) until its packet socket is open in the namespace (listed in the
+    // namespace's /proc/net/packet), so nothing is sent before it counts.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let out = ns
+            .exec("cat")
+            .arg("/proc/net/packet")
+            .output()
+            .expect("read /proc/net/packet");
+        if String::from_utf8_lossy(&out.stdout).lines().count() > 1 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the receiver opened no packet socket in 20 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // The ring is set up and bound right after the socket is created.
+    std::thread::sleep(std::time::Duration::from_millis(200));
     child
 }
 
@@ -290,4 +308,30 @@ fn loss_injected_by_nftables_is_measured_as_ten_percent() {
     let ratio = got["loss_ratio"].as_f64().expect("loss_ratio");
     assert!((ratio - 0.1).abs() < 0.001, "loss {ratio}");
     assert_eq!(got["duplicate_frames"], 0, "{got}");
+}
+
+#[test]
+fn imix_proportions_are_exact_and_the_rate_is_held_within_two_percent() {
+    require!(namespaces());
+    let (a, b, mac) = pair();
+    // 1000 IMIX cycles of 12 frames: 7 × 64, 4 × 594 and 1 × 1518 bytes each.
+    let rx = receiver(&b, "lrgen-b", 12_000);
+    let sent = gen_json(
+        &a,
+        &mac,
+        &["--frame", "imix", "--rate", "8kpps", "--count", "12000"],
+    );
+    let pps = sent["sent_pps"].as_f64().expect("sent_pps");
+    assert!(
+        (pps - 8000.0).abs() <= 8000.0 * 0.02,
+        "sent {pps} frames/s, asked 8000"
+    );
+    let got = receiver_json(rx);
+    assert_eq!(got["received_frames"], 12_000, "{got}");
+    assert_eq!(
+        got["received_bytes"],
+        1000 * (7 * 64 + 4 * 594 + 1518),
+        "{got}"
+    );
+    assert_eq!(got["lost_frames"], 0, "{got}");
 }

@@ -232,6 +232,7 @@ mod imp {
         thread: u16,
         sent_frames: u64,
         sent_bytes: u64,
+        seconds: f64,
         sent_pps: f64,
         wrong_format: u64,
     }
@@ -338,7 +339,13 @@ mod imp {
                     .map_err(|_| anyhow::anyhow!("a sender thread panicked"))??,
             );
         }
-        let secs = started.elapsed().as_secs_f64();
+        // The senders' own time (first frame to last hand-over), not thread start-up.
+        let secs = per
+            .iter()
+            .map(|p| p.seconds)
+            .fold(0.0, f64::max)
+            .max(1e-9)
+            .min(started.elapsed().as_secs_f64().max(1e-9));
         let sent: u64 = per.iter().map(|p| p.sent_frames).sum();
         let bytes: u64 = per.iter().map(|p| p.sent_bytes).sum();
         let report = Report {
@@ -441,6 +448,7 @@ mod imp {
                 thread: self.thread,
                 sent_frames: sent,
                 sent_bytes: bytes,
+                seconds: secs,
                 sent_pps: sent as f64 / secs,
                 wrong_format: ring.wrong_format(),
             })
