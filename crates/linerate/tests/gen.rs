@@ -334,4 +334,10 @@ fn imix_proportions_are_exact_and_the_rate_is_held_within_two_percent() {
         "{got}"
     );
     assert_eq!(got["lost_frames"], 0, "{got}");
+    // Measured at the receiver, first to last arrival: the rate holds there too.
+    let rx_pps = got["received_pps"].as_f64().expect("received_pps");
+    assert!(
+        (rx_pps - 8000.0).abs() <= 8000.0 * 0.02,
+        "received {rx_pps} frames/s, sent at 8000"
+    );
 }

@@ -27,6 +27,9 @@ struct Report {
     schema: &'static str,
     dev: String,
     seconds: f64,
+    /// From the first to the last signed frame's arrival (kernel timestamps); the rates below
+    /// are over this span when it is not zero, else over `seconds`.
+    active_seconds: f64,
     /// Distinct signed frames.
     received_frames: u64,
     received_bytes: u64,
@@ -119,6 +122,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut skew = 0u64;
     let mut ring_drops = 0u64;
     let mut signed = 0u64;
+    let mut first_ns = 0u64;
+    let mut last_ns = 0u64;
     while signed < count && !stop.requested() {
         let now = Instant::now();
         if now >= deadline {
@@ -135,6 +140,10 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 return;
             };
             signed += 1;
+            if first_ns == 0 {
+                first_ns = meta.ts_ns;
+            }
+            last_ns = meta.ts_ns;
             bytes += (meta.len + frame::FCS) as u64;
             let src = Ipv4Addr::new(f[26], f[27], f[28], f[29]);
             tally.record(src, stamp.seq);
@@ -151,6 +160,8 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let secs = started.elapsed().as_secs_f64().max(1e-9);
     let after = read_counters(&args.dev)?;
     let t: Totals = tally.totals();
+    let active = last_ns.saturating_sub(first_ns) as f64 / 1e9;
+    let span = if active > 0.0 { active } else { secs };
     let us = |v: Option<u64>| v.unwrap_or(0) as f64 / 1000.0;
     let lat = (latency.count() > 0).then(|| Latency {
         min: us(latency.min()),
@@ -165,10 +176,11 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
         schema: "linerate.gen-receive/1",
         dev: args.dev.clone(),
         seconds: secs,
+        active_seconds: active,
         received_frames: t.received,
         received_bytes: bytes,
-        received_pps: t.received as f64 / secs,
-        received_l2_bps: bytes as f64 * 8.0 / secs,
+        received_pps: t.received as f64 / span,
+        received_l2_bps: bytes as f64 * 8.0 / span,
         lost_frames: t.lost,
         loss_ratio: t.loss_ratio(),
         duplicate_frames: t.duplicates,
@@ -197,10 +209,12 @@ pub fn run(args: &Args) -> anyhow::Result<ExitCode> {
 
 fn render(r: &Report) -> String {
     let mut s = format!(
-        "received {} linerate frames in {:.3} s on {}: {} ({} at L2), {} stream(s)\n",
+        "received {} linerate frames in {:.3} s on {} ({:.3} s first to last): {} ({} at L2), \
+         {} stream(s)\n",
         r.received_frames,
         r.seconds,
         r.dev,
+        r.active_seconds,
         PacketRate::from_pps(r.received_pps).human(),
         BitRate::from_bps_f64(r.received_l2_bps).human(),
         r.streams,
