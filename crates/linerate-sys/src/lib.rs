@@ -20,6 +20,7 @@
 //! | `netns` | network namespaces: create, name, enter, run a closure inside, remove | Linux |
 //! | `packet` | AF_PACKET sockets bound to one interface, their drop counters | Linux |
 //! | `thread` | per-thread settings (timer slack) | Linux |
+//! | `rxring` | AF_PACKET `TPACKET_V2` mmap receive ring (kernel timestamps, outgoing flag) | Linux |
 //! | `txring` | AF_PACKET `TPACKET_V2` mmap transmit ring (send-only socket, qdisc bypass) | Linux |
 //! | `perf` | `perf_event_open` stack sampling: one event and ring buffer per CPU, sample records decoded | Linux |
 //! | `ifaddrs` | interfaces with their link data (`getifaddrs` with `struct if_data`: MTU, speed, link state, counters) | FreeBSD |
@@ -44,7 +45,7 @@ pub mod sysctl;
 mod linux;
 
 #[cfg(target_os = "linux")]
-pub use linux::{affinity, ethtool, netlink, netns, packet, perf, socket, thread, txring};
+pub use linux::{affinity, ethtool, netlink, netns, packet, perf, rxring, socket, thread, txring};
 
 #[cfg(target_os = "freebsd")]
 mod freebsd;

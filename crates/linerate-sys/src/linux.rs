@@ -7,6 +7,7 @@ pub mod netlink;
 pub mod netns;
 pub mod packet;
 pub mod perf;
+pub mod rxring;
 mod shared_map;
 pub mod socket;
 pub mod thread;

@@ -36,6 +36,7 @@ pub mod protocol;
 pub mod report;
 pub mod result;
 pub mod rr;
+pub mod rx_tally;
 pub mod sampler;
 pub mod server;
 pub mod sockopt;

@@ -123,3 +123,221 @@ fn a_missing_interface_is_a_clear_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("lrgen-none"), "{err}");
 }
+
+/// Starts `linerate gen --receive` on `dev` in `ns` (ends by itself at --count or -t).
+fn receiver(ns: &Netns, dev: &str, count: u64) -> std::process::Child {
+    let child = ns
+        .linerate()
+        .args(["gen", "--receive", "--dev", dev, "--json", "-t", "30s"])
+        .args(["--count", &count.to_string()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run linerate gen --receive");
+    // Wait (bounded) until its packet socket is open in the namespace (listed in the
+    // namespace's /proc/net/packet), so nothing is sent before it counts.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let out = ns
+            .exec("cat")
+            .arg("/proc/net/packet")
+            .output()
+            .expect("read /proc/net/packet");
+        if String::from_utf8_lossy(&out.stdout).lines().count() > 1 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the receiver opened no packet socket in 20 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // The ring is set up and bound right after the socket is created.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    child
+}
+
+fn receiver_json(child: std::process::Child) -> Value {
+    let out = child.wait_with_output().expect("wait for the receiver");
+    assert!(out.status.success(), "linerate gen --receive: {out:?}");
+    serde_json::from_slice(&out.stdout).expect("gen --receive --json prints JSON")
+}
+
+#[test]
+fn the_receiver_counts_every_frame_and_a_udp_socket_gets_them() {
+    use std::os::fd::AsFd as _;
+    require!(namespaces());
+    let (a, b, mac) = pair();
+    // A UDP socket in b: the receiving kernel hands it only datagrams whose IPv4 and UDP
+    // checksums are right.
+    let path = linerate_sys::netns::named_path(b.name());
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    let udp = std::thread::spawn(move || {
+        let ns = linerate_sys::netns::open_named(&path).expect("open namespace b");
+        linerate_sys::netns::run_in(ns.as_fd(), || -> std::io::Result<u64> {
+            let s = std::net::UdpSocket::bind("198.18.60.2:9")?;
+            s.set_read_timeout(Some(std::time::Duration::from_millis(200)))?;
+            ready_tx.send(()).ok();
+            let mut buf = [0u8; 2048];
+            let mut n = 0;
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+            while n < 5000 && std::time::Instant::now() < deadline {
+                match s.recv(&mut buf) {
+                    Ok(len) if len >= 4 && buf[..4] == *b"LRg1" => n += 1,
+                    Ok(_) => {}
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                        ) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(n)
+        })
+        .expect("enter namespace b")
+    });
+    ready_rx
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("UDP socket bound");
+    let rx = receiver(&b, "lrgen-b", 5000);
+    let sent = gen_json(
+        &a,
+        &mac,
+        &["--frame", "64,200", "--rate", "20kpps", "--count", "5000"],
+    );
+    assert_eq!(sent["sent_frames"], 5000, "{sent}");
+    let got = receiver_json(rx);
+    assert_eq!(got["schema"], "linerate.gen-receive/1");
+    assert_eq!(got["received_frames"], 5000, "{got}");
+    assert_eq!(got["lost_frames"], 0, "{got}");
+    assert_eq!(got["duplicate_frames"], 0, "{got}");
+    assert_eq!(got["reordered_frames"], 0, "{got}");
+    assert_eq!(got["streams"], 1, "{got}");
+    // 2500 × 64 + 2500 × 200 bytes with FCS.
+    assert_eq!(got["received_bytes"], 2500 * 64 + 2500 * 200, "{got}");
+    let p50 = got["latency_us"]["p50"].as_f64().expect("latency p50");
+    assert!(p50 > 0.0 && p50 < 1e6, "one-way p50 {p50} µs");
+    let if_rx = got["interface"]["rx_packets"].as_u64().expect("rx_packets");
+    assert!(if_rx >= 5000, "interface counted {if_rx}");
+    let udp_got = udp.join().expect("UDP thread").expect("UDP receive");
+    assert_eq!(udp_got, 5000, "the UDP socket got {udp_got} of 5000");
+}
+
+#[test]
+fn loss_injected_by_nftables_is_measured_as_ten_percent() {
+    require!(namespaces());
+    // a (198.18.62.1) → r (forwards, drops every 10th) → b (198.18.63.2).
+    let a = Netns::with_loopback("gen");
+    let r = Netns::with_loopback("gen");
+    let b = Netns::with_loopback("gen");
+    for (x, y, xn, yn) in [(&a, &r, "lrgl-a", "lrgl-ra"), (&r, &b, "lrgl-rb", "lrgl-b")] {
+        let out = std::process::Command::new("ip")
+            .args(["link", "add", xn, "netns", x.name(), "type", "veth"])
+            .args(["peer", "name", yn, "netns", y.name()])
+            .output()
+            .expect("run ip link add");
+        assert!(out.status.success(), "ip link add: {out:?}");
+    }
+    a.ip(&["addr", "add", "198.18.62.1/24", "dev", "lrgl-a"]);
+    r.ip(&["addr", "add", "198.18.62.2/24", "dev", "lrgl-ra"]);
+    r.ip(&["addr", "add", "198.18.63.1/24", "dev", "lrgl-rb"]);
+    b.ip(&["addr", "add", "198.18.63.2/24", "dev", "lrgl-b"]);
+    for (ns, dev) in [
+        (&a, "lrgl-a"),
+        (&r, "lrgl-ra"),
+        (&r, "lrgl-rb"),
+        (&b, "lrgl-b"),
+    ] {
+        ns.ip(&["link", "set", dev, "up"]);
+    }
+    let out = r
+        .exec("sysctl")
+        .args(["-qw", "net.ipv4.ip_forward=1"])
+        .output()
+        .expect("run sysctl");
+    assert!(out.status.success(), "sysctl: {out:?}");
+    let b_mac = {
+        let out = b
+            .exec("ip")
+            .args(["-j", "link", "show", "lrgl-b"])
+            .output()
+            .expect("ip link show");
+        let v: Value = serde_json::from_slice(&out.stdout).expect("ip -j");
+        v[0]["address"].as_str().expect("address").to_string()
+    };
+    let ra_mac = {
+        let out = r
+            .exec("ip")
+            .args(["-j", "link", "show", "lrgl-ra"])
+            .output()
+            .expect("ip link show");
+        let v: Value = serde_json::from_slice(&out.stdout).expect("ip -j");
+        v[0]["address"].as_str().expect("address").to_string()
+    };
+    // A permanent neighbour, so no frame waits for ARP in r.
+    r.ip(&[
+        "neigh",
+        "add",
+        "198.18.63.2",
+        "lladdr",
+        &b_mac,
+        "dev",
+        "lrgl-rb",
+        "nud",
+        "permanent",
+    ]);
+    r.nft_load(
+        "table ip lrgl {\n  chain lossy {\n    type filter hook forward priority 0;\n    \
+         numgen inc mod 10 == 0 drop\n  }\n}\n",
+    );
+    let rx = receiver(&b, "lrgl-b", 9000);
+    let out = a
+        .linerate()
+        .args(["gen", "--dev", "lrgl-a", "--src-ip", "198.18.62.1"])
+        .args(["--dst-ip", "198.18.63.2", "--dst-mac", &ra_mac, "--json"])
+        .args(["--rate", "20kpps", "--count", "10000"])
+        .output()
+        .expect("run linerate gen");
+    assert!(out.status.success(), "linerate gen: {out:?}");
+    let got = receiver_json(rx);
+    // numgen drops sequence numbers 0, 10, …, 9990: the first is before the lowest number
+    // seen, so 999 of the 9999 between the first and last arrival are missing.
+    assert_eq!(got["received_frames"], 9000, "{got}");
+    assert_eq!(got["lost_frames"], 999, "{got}");
+    let ratio = got["loss_ratio"].as_f64().expect("loss_ratio");
+    assert!((ratio - 0.1).abs() < 0.001, "loss {ratio}");
+    assert_eq!(got["duplicate_frames"], 0, "{got}");
+}
+
+#[test]
+fn imix_proportions_are_exact_and_the_rate_is_held_within_two_percent() {
+    require!(namespaces());
+    let (a, b, mac) = pair();
+    // 1000 IMIX cycles of 12 frames: 7 × 64, 4 × 594 and 1 × 1518 bytes each.
+    let rx = receiver(&b, "lrgen-b", 12_000);
+    let sent = gen_json(
+        &a,
+        &mac,
+        &["--frame", "imix", "--rate", "8kpps", "--count", "12000"],
+    );
+    let pps = sent["sent_pps"].as_f64().expect("sent_pps");
+    assert!(
+        (pps - 8000.0).abs() <= 8000.0 * 0.02,
+        "sent {pps} frames/s, asked 8000"
+    );
+    let got = receiver_json(rx);
+    assert_eq!(got["received_frames"], 12_000, "{got}");
+    assert_eq!(
+        got["received_bytes"],
+        1000 * (7 * 64 + 4 * 594 + 1518),
+        "{got}"
+    );
+    assert_eq!(got["lost_frames"], 0, "{got}");
+    // Measured at the receiver, first to last arrival: the rate holds there too.
+    let rx_pps = got["received_pps"].as_f64().expect("received_pps");
+    assert!(
+        (rx_pps - 8000.0).abs() <= 8000.0 * 0.02,
+        "received {rx_pps} frames/s, sent at 8000"
+    );
+}

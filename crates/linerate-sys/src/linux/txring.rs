@@ -25,11 +25,11 @@ const DATA_OFFSET: usize = 32;
 const LEN_OFFSET: usize = 4;
 
 #[repr(C)]
-struct TpacketReq {
-    block_size: libc::c_uint,
-    block_nr: libc::c_uint,
-    frame_size: libc::c_uint,
-    frame_nr: libc::c_uint,
+pub(super) struct TpacketReq {
+    pub(super) block_size: libc::c_uint,
+    pub(super) block_nr: libc::c_uint,
+    pub(super) frame_size: libc::c_uint,
+    pub(super) frame_nr: libc::c_uint,
 }
 
 /// A transmit ring of one packet socket bound to one interface.
@@ -83,7 +83,7 @@ impl TxRing {
         if qdisc_bypass {
             crate::socket::set_int_option(b, SOL_PACKET, PACKET_QDISC_BYPASS, 1)?;
         }
-        set_ring(b, &req)?;
+        set_ring(b, PACKET_TX_RING, &req)?;
         let map_len = block_size * blocks;
         let map = map_shared(b, map_len)?;
         let ring = TxRing {
@@ -216,15 +216,20 @@ impl Drop for TxRing {
     }
 }
 
+/// Sets up a packet socket's ring (`option`: `PACKET_RX_RING` or `PACKET_TX_RING`).
 #[expect(unsafe_code)]
-fn set_ring(fd: BorrowedFd<'_>, req: &TpacketReq) -> io::Result<()> {
+pub(super) fn set_ring(
+    fd: BorrowedFd<'_>,
+    option: libc::c_int,
+    req: &TpacketReq,
+) -> io::Result<()> {
     let len = std::mem::size_of::<TpacketReq>() as libc::socklen_t;
     // SAFETY: req points to a valid tpacket_req of len bytes; setsockopt only reads it.
     let rc = unsafe {
         libc::setsockopt(
             fd.as_raw_fd(),
             SOL_PACKET,
-            PACKET_TX_RING,
+            option,
             std::ptr::from_ref(req).cast(),
             len,
         )

@@ -2,6 +2,10 @@
 //! size (`linerate_traffic::frame`), stamped per frame with linerate's signature, a sequence
 //! number and a send timestamp, and sent from one AF_PACKET `TPACKET_V2` transmit ring per
 //! thread (qdisc bypassed). A rate is held by sleeping between batches, never by spinning.
+//! With `--receive` it is the matching counter instead (`gen/receive.rs`).
+
+#[cfg(target_os = "linux")]
+mod receive;
 
 use std::net::Ipv4Addr;
 use std::process::ExitCode;
@@ -18,12 +22,28 @@ use linerate_units::{BitRate, Duration, PacketRate};
                         Examples:\n  linerate gen --dev veth0 --dst-ip 198.19.0.2 -t 10s\n  \
                         linerate gen --dev veth0 --dst-ip 198.19.0.2 --frame imix --rate 100kpps\n  \
                         linerate gen --dev veth0 --dst-ip 198.19.0.2 --frame 64,1518 \
-                        --threads 2 --flows 16 --count 1000000 --json"
+                        --threads 2 --flows 16 --count 1000000 --json\n  \
+                        linerate gen --receive --dev veth1 -t 10s --json\n\n\
+                        --receive counts, on --dev, only frames carrying linerate gen's \
+                        signature: loss, duplicates and reordering from their sequence \
+                        numbers (per sending thread and source address, between the first and \
+                        last number seen), one-way latency percentiles from their send stamps \
+                        (sender and receiver must share a clock, as namespaces of one host do), \
+                        and the interface's own counters beside them. --count then counts \
+                        received frames. Its --json schema is linerate.gen-receive/1: \
+                        received_frames, received_pps, lost_frames, loss_ratio, \
+                        duplicate_frames, reordered_frames, latency_us {min, p50, p90, p99, \
+                        p999, max, mean}, ring_drops, interface {rx_packets, rx_bytes, \
+                        rx_dropped}."
 )]
 pub struct Args {
-    /// Interface to send on
+    /// Interface to send on (with --receive: to count on)
     #[arg(long, value_name = "IFACE")]
     pub dev: String,
+
+    /// Count linerate gen's frames arriving on --dev instead of sending
+    #[arg(long)]
+    pub receive: bool,
 
     /// Frame sizes with FCS: 64, 1518, imix, or a list like 64,512,1518 (interleaved)
     #[arg(long, value_name = "FRAMES", default_value = "64")]
@@ -52,9 +72,9 @@ pub struct Args {
     #[arg(long, value_name = "ADDR")]
     pub src_ip: Option<Ipv4Addr>,
 
-    /// Destination IPv4 address
-    #[arg(long, value_name = "ADDR")]
-    pub dst_ip: Ipv4Addr,
+    /// Destination IPv4 address (needed unless --receive)
+    #[arg(long, value_name = "ADDR", required_unless_present = "receive")]
+    pub dst_ip: Option<Ipv4Addr>,
 
     /// UDP destination port
     #[arg(long, value_name = "PORT", default_value_t = 9)]
@@ -69,11 +89,11 @@ pub struct Args {
     )]
     pub duration: Option<Duration>,
 
-    /// Frames to send over all threads, then stop
+    /// Frames to send over all threads (with --receive: to receive), then stop
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub count: Option<u64>,
 
-    /// Print the result as JSON (schema linerate.gen/1)
+    /// Print the result as JSON (schema linerate.gen/1; with --receive linerate.gen-receive/1)
     #[arg(long)]
     pub json: bool,
 }
@@ -165,6 +185,13 @@ mod imp {
 
     pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         parse_frames(&args.frame)?;
+        if args.receive {
+            bail!(
+                "linerate gen --receive needs Linux: it counts from an AF_PACKET receive ring, \
+                 which {} has not",
+                std::env::consts::OS
+            );
+        }
         bail!(
             "linerate gen needs Linux: it sends from AF_PACKET transmit rings, which {} has not",
             std::env::consts::OS
@@ -205,6 +232,7 @@ mod imp {
         thread: u16,
         sent_frames: u64,
         sent_bytes: u64,
+        seconds: f64,
         sent_pps: f64,
         wrong_format: u64,
     }
@@ -212,6 +240,12 @@ mod imp {
     const BATCH: usize = 64;
 
     pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+        if args.receive {
+            return super::receive::run(&args);
+        }
+        let Some(dst_ip) = args.dst_ip else {
+            bail!("--dst-ip is needed to send (the address linerate gen puts in its frames)");
+        };
         if args.duration.is_some_and(|d| d.as_secs_f64() <= 0.0) {
             bail!("--duration: must be greater than zero");
         }
@@ -226,13 +260,13 @@ mod imp {
         };
         let dst_mac = match args.dst_mac {
             Some(m) => m,
-            None => neighbour_mac(&args.dev, args.dst_ip)?,
+            None => neighbour_mac(&args.dev, dst_ip)?,
         };
         let base = FlowAddr {
             dst_mac,
             src_mac,
             src_ip,
-            dst_ip: args.dst_ip,
+            dst_ip,
             src_port: 10000,
             dst_port: args.port,
         };
@@ -305,7 +339,13 @@ mod imp {
                     .map_err(|_| anyhow::anyhow!("a sender thread panicked"))??,
             );
         }
-        let secs = started.elapsed().as_secs_f64();
+        // The senders' own time (first frame to last hand-over), not thread start-up.
+        let secs = per
+            .iter()
+            .map(|p| p.seconds)
+            .fold(0.0, f64::max)
+            .max(1e-9)
+            .min(started.elapsed().as_secs_f64().max(1e-9));
         let sent: u64 = per.iter().map(|p| p.sent_frames).sum();
         let bytes: u64 = per.iter().map(|p| p.sent_bytes).sum();
         let report = Report {
@@ -408,6 +448,7 @@ mod imp {
                 thread: self.thread,
                 sent_frames: sent,
                 sent_bytes: bytes,
+                seconds: secs,
                 sent_pps: sent as f64 / secs,
                 wrong_format: ring.wrong_format(),
             })
