@@ -194,7 +194,7 @@ fn a_command_that_exits_at_once_gives_a_complete_profile() {
             .args(["profile", "--json", "-t", "10s", "--folded"])
             .arg(&folded)
             .args(["--", "true"]),
-        Duration::from_secs(30),
+        Duration::from_secs(120),
     );
     assert!(o.status.success(), "{o:?}");
     let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
