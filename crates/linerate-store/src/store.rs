@@ -135,6 +135,8 @@ pub struct RunFilter {
     pub peer: Option<String>,
     /// Only this experiment.
     pub experiment: Option<String>,
+    /// Only runs started at or after this time (Unix seconds).
+    pub since: Option<i64>,
 }
 
 /// An open results database.

@@ -279,3 +279,55 @@ fn report_renders_in_headless_chromium_without_network_or_errors() {
         vec![format!("http://127.0.0.1:{port}/x.png")]
     );
 }
+
+#[test]
+fn a_paths_history_since_a_time_and_to_one_peer() {
+    let dir = tempdir();
+    let db = dir.path().join("runs.db");
+    let server = support::traffic::linerate_server(&support::traffic::LOOPBACK_SERVER);
+    for _ in 0..2 {
+        let out = support::traffic::client(
+            None,
+            server.port,
+            &["-t", "1s", "-b", "50M", "--db", db.to_str().unwrap()],
+        );
+        assert!(out.status.success(), "{out:?}");
+    }
+    let page = dir.path().join("path.html");
+    let svg = dir.path().join("svg");
+    ok_db(
+        &db,
+        &[
+            "report",
+            "--since",
+            "1h",
+            "--peer",
+            "127.0.0.1",
+            "-o",
+            page.to_str().unwrap(),
+            "--svg",
+            svg.to_str().unwrap(),
+        ],
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("<h1>Runs since ") && html.contains(" to 127.0.0.1 (2)</h1>"),
+        "{html}"
+    );
+    assert!(html.contains("hours since"), "no history chart");
+    // No run to another peer.
+    let out = run_db(
+        &db,
+        &[
+            "report",
+            "--since",
+            "1h",
+            "--peer",
+            "198.18.9.9",
+            "-o",
+            "x.html",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("to 198.18.9.9: none"));
+}

@@ -33,6 +33,10 @@ impl Store {
             args.push(Box::new(exp.clone()));
             sql.push_str(&format!(" AND experiment_id = ?{}", args.len()));
         }
+        if let Some(t) = filter.since {
+            args.push(Box::new(t));
+            sql.push_str(&format!(" AND started_at >= ?{}", args.len()));
+        }
         sql.push_str(" ORDER BY started_at DESC, id DESC");
         if let Some(n) = filter.last {
             sql.push_str(&format!(" LIMIT {n}"));

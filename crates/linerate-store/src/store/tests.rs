@@ -132,7 +132,15 @@ fn filters_select_by_mode_peer_and_last() {
         peer: peer.map(Into::into),
         last,
         experiment: None,
+        since: None,
     };
+    // Runs started since a time: the fixtures are from the past, so none since now.
+    let since = |t| RunFilter {
+        since: Some(t),
+        ..RunFilter::default()
+    };
+    assert_eq!(store.list(&since(0)).unwrap().len(), 3);
+    assert!(store.list(&since(i64::MAX)).unwrap().is_empty());
     let udp = store.list(&f(Some("UDP"), None, None)).unwrap();
     assert_eq!(udp.iter().map(|r| r.id).collect::<Vec<_>>(), vec![ids[1]]);
     assert_eq!(

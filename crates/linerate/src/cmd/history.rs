@@ -59,6 +59,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         mode: args.mode.clone(),
         peer: args.peer.clone(),
         experiment,
+        since: None,
     };
     let runs = store.list(&filter)?;
     render(&args, store.path(), &runs)

@@ -16,11 +16,12 @@ use crate::output;
 
 /// Arguments of `linerate report`.
 #[derive(Debug, clap::Args)]
-#[command(group = clap::ArgGroup::new("which").required(true).args(["runs", "experiment", "last"]))]
+#[command(group = clap::ArgGroup::new("which").required(true).multiple(true).args(["runs", "experiment", "last", "since", "peer"]))]
 #[command(
     after_help = "Examples:\n  linerate report --experiment window-buffers -o report.html\n  \
     linerate report 1,2,3 4,5,6 -o runs.html --svg charts/\n  \
-    linerate report --last 5 -o last.html --png charts/"
+    linerate report --last 5 -o last.html --png charts/\n  \
+    linerate report --since 24h --peer 198.18.0.2 -o path.html"
 )]
 pub struct Args {
     /// Runs to report on (ids from `linerate history`); several ids joined by commas form
@@ -35,6 +36,14 @@ pub struct Args {
     #[arg(long, value_name = "N", conflicts_with = "runs",
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     last: Option<usize>,
+    /// Report on the runs started within DURATION before now (e.g. 24h), with a chart of
+    /// their throughput over time (a path's history, with --peer)
+    #[arg(long, value_name = "DURATION", conflicts_with_all = ["runs", "experiment"],
+          value_parser = linerate_units::Duration::parse_with_unit, allow_hyphen_values = true)]
+    since: Option<linerate_units::Duration>,
+    /// Only runs against this peer (a host, any port, or host:port), with --last or --since
+    #[arg(long, value_name = "HOST", conflicts_with_all = ["runs", "experiment"])]
+    peer: Option<String>,
     /// The HTML file to write
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -85,18 +94,34 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             status => format!("Experiment {} ({status})", found.experiment.id),
         };
         (found.groups, title)
-    } else if let Some(n) = args.last {
+    } else if args.last.is_some() || args.since.is_some() || args.peer.is_some() {
+        let since = args
+            .since
+            .map(|d| now() - i64::try_from(d.as_std().as_secs()).unwrap_or(i64::MAX / 2));
         let listed = store.list(&RunFilter {
-            last: Some(n),
+            last: args.last,
+            since,
+            peer: args.peer.clone(),
             ..RunFilter::default()
         })?;
+        let mut what = match (args.last, &args.since) {
+            (Some(n), _) => format!("The last {n} runs"),
+            (None, Some(_)) => format!(
+                "Runs since {}",
+                linerate_report::format::utc(since.unwrap_or_default())
+            ),
+            (None, None) => "Runs".to_owned(),
+        };
+        if let Some(p) = &args.peer {
+            what.push_str(&format!(" to {p}"));
+        }
         if listed.is_empty() {
-            anyhow::bail!("no runs in {}", store.path().display());
+            anyhow::bail!("{what}: none in {}", store.path().display());
         }
         let ids: Vec<Vec<RunId>> = listed.iter().map(|r| vec![r.id]).collect();
         (
             analysis::load_groups(&store, &ids)?,
-            format!("The last {} runs", listed.len()),
+            format!("{what} ({})", listed.len()),
         )
     } else {
         let ids = analysis::parse_groups(&args.runs)?;
@@ -107,7 +132,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     // The last N runs may be anything (tcp and udp, other peers): only runs the user chose,
     // or an experiment's variants, are compared.
-    let comparison = if args.last.is_some() {
+    let listing = args.last.is_some() || args.since.is_some() || args.peer.is_some();
+    let comparison = if listing {
         None
     } else if kind.is_some() {
         // An experiment: its variants with enough repetitions, one value per repetition.
@@ -139,7 +165,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         generated_at: now(),
         database: Some(store.path().display().to_string()),
         comparison: comparison.as_ref().map(|c| c.for_report(&comparison_title)),
-        sweep: verdicts::sweep(&groups, comparison.as_ref()),
+        sweep: if listing {
+            history(&groups)
+        } else {
+            verdicts::sweep(&groups, comparison.as_ref())
+        },
         runs,
         max_run_charts: 24,
         profiles: profiles_section(&store, &args, &groups)?,
@@ -222,4 +252,30 @@ fn profiles_section(
         text: profiles::text(&changes, confidence),
         graphs,
     }))
+}
+
+/// A path's history: each run's receiver-side throughput against the hours since the first
+/// run listed (drawn as the sweep chart is).
+fn history(groups: &[analysis::Group]) -> Option<linerate_report::Sweep> {
+    let runs: Vec<&linerate_store::RunRecord> = groups
+        .iter()
+        .flat_map(|g| g.runs.iter().map(|(_, r)| r))
+        .collect();
+    let first = runs.iter().map(|r| r.started_at).min()?;
+    if runs.len() < 2 {
+        return None;
+    }
+    let mut points: Vec<linerate_report::SweepPoint> = runs
+        .iter()
+        .map(|r| linerate_report::SweepPoint {
+            x: (r.started_at - first) as f64 / 3600.0,
+            mean: r.summary.received_bps,
+            ci: None,
+        })
+        .collect();
+    points.sort_by(|a, b| a.x.total_cmp(&b.x));
+    Some(linerate_report::Sweep {
+        label: format!("hours since {}", linerate_report::format::utc(first)),
+        points,
+    })
 }
