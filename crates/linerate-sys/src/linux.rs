@@ -6,6 +6,7 @@ pub mod ethtool;
 pub mod netlink;
 pub mod netns;
 pub mod packet;
+mod packet_ring;
 pub mod perf;
 pub mod rxring;
 mod shared_map;

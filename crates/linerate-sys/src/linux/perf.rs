@@ -12,13 +12,12 @@
 
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
-use std::ptr::NonNull;
 use std::sync::atomic::{Ordering, fence};
 
 use perf_event_open_sys as sys;
 use perf_event_open_sys::bindings::{perf_event_attr, perf_event_header, perf_event_mmap_page};
 
-use super::shared_map::map_shared;
+use super::shared_map::SharedMap;
 
 /// What is counted to trigger a sample.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,14 +88,13 @@ const RING_PAGES: usize = 64;
 /// One event's file descriptor and its mapped ring.
 struct Ring {
     fd: OwnedFd,
-    base: NonNull<u8>,
-    len: usize,
+    map: SharedMap,
     page: usize,
 }
 
 impl Ring {
     fn header(&self) -> *mut perf_event_mmap_page {
-        self.base.as_ptr().cast()
+        self.map.as_ptr().cast()
     }
 
     /// Copies the records between the reader's tail and the kernel's head, then frees them.
@@ -111,7 +109,7 @@ impl Ring {
         fence(Ordering::Acquire);
         // SAFETY: as above; only this reader writes the tail, the kernel only reads it.
         let tail = unsafe { std::ptr::addr_of!((*hdr).data_tail).read_volatile() };
-        let size = (self.len - self.page) as u64;
+        let size = (self.map.len() - self.page) as u64;
         let data = self.page;
         let mut pos = tail;
         while pos < head {
@@ -120,8 +118,7 @@ impl Ring {
             // SAFETY: `data + off .. data + off + n` lies inside the data area of the mapping
             // (`off < size`, `n <= size - off`), which stays mapped while `self` lives; the
             // kernel does not write between tail and head until the tail moves past them.
-            let bytes =
-                unsafe { std::slice::from_raw_parts(self.base.as_ptr().add(data + off), n) };
+            let bytes = unsafe { std::slice::from_raw_parts(self.map.as_ptr().add(data + off), n) };
             out.extend_from_slice(bytes);
             pos += n as u64;
         }
@@ -129,16 +126,6 @@ impl Ring {
         // SAFETY: the tail field of the live metadata page; writing it hands the bytes we
         // copied back to the kernel (after the release fence, so our reads come first).
         unsafe { std::ptr::addr_of_mut!((*hdr).data_tail).write_volatile(head) };
-    }
-}
-
-impl Drop for Ring {
-    #[expect(unsafe_code)]
-    fn drop(&mut self) {
-        // SAFETY: `base`/`len` are exactly what mmap returned in `Ring::map`, unmapped once.
-        unsafe {
-            libc::munmap(self.base.as_ptr().cast(), self.len);
-        }
     }
 }
 
@@ -211,13 +198,8 @@ fn map(fd: OwnedFd) -> io::Result<Ring> {
     // SAFETY: sysconf has no preconditions.
     let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
     let len = page * (RING_PAGES + 1);
-    let base = map_shared(fd.as_fd(), len)?;
-    Ok(Ring {
-        fd,
-        base,
-        len,
-        page,
-    })
+    let map = SharedMap::new(fd.as_fd(), len)?;
+    Ok(Ring { fd, map, page })
 }
 
 impl Sampler {

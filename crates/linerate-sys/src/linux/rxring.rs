@@ -3,18 +3,13 @@
 //! hand them back. No system call per frame, only a `poll` when the ring is empty.
 
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::os::fd::{AsFd, BorrowedFd};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use super::shared_map::map_shared;
-use super::txring::{TpacketReq, set_ring};
+use super::packet_ring::{PacketRing, RingKind};
 
-const SOL_PACKET: libc::c_int = 263;
 const PACKET_RX_RING: libc::c_int = 5;
-const PACKET_VERSION: libc::c_int = 10;
-const TPACKET_V2: libc::c_int = 1;
 const TP_STATUS_KERNEL: u32 = 0;
 const TP_STATUS_USER: u32 = 1;
 /// `PACKET_OUTGOING` in `sockaddr_ll.sll_pkttype`: a frame this host sent.
@@ -36,11 +31,7 @@ pub struct RxMeta {
 /// A receive ring of one packet socket bound to one interface for every protocol.
 #[derive(Debug)]
 pub struct RxRing {
-    fd: OwnedFd,
-    map: NonNull<u8>,
-    map_len: usize,
-    slot_size: usize,
-    slots: usize,
+    ring: PacketRing,
     next: usize,
 }
 
@@ -53,56 +44,16 @@ impl RxRing {
     /// Opens a packet socket on `ifname` with a ring of `slots` slots of `slot_size` bytes (a
     /// power of two ≥ 128; frames longer than a slot are truncated, their `len` kept).
     pub fn open(ifname: &str, slot_size: usize, slots: usize) -> io::Result<RxRing> {
-        let invalid = |m: &str| io::Error::new(io::ErrorKind::InvalidInput, m.to_string());
-        if !slot_size.is_power_of_two() || slot_size < 128 || slots == 0 {
-            return Err(invalid(
-                "ring slot size must be a power of two ≥ 128, slots ≥ 1",
-            ));
-        }
-        let block_size = slot_size.max(4096);
-        let per_block = block_size / slot_size;
-        let blocks = slots.div_ceil(per_block);
-        let slots = blocks * per_block;
-        let too_big = || invalid("ring too large");
-        let req = TpacketReq {
-            block_size: libc::c_uint::try_from(block_size).map_err(|_| too_big())?,
-            block_nr: libc::c_uint::try_from(blocks).map_err(|_| too_big())?,
-            frame_size: libc::c_uint::try_from(slot_size).map_err(|_| too_big())?,
-            frame_nr: libc::c_uint::try_from(slots).map_err(|_| too_big())?,
+        let kind = RingKind {
+            option: PACKET_RX_RING,
+            min_slot: 128,
+            protocol: libc::ETH_P_ALL as u16,
+            qdisc_bypass: false,
         };
-        let index = nix::net::if_::if_nametoindex(ifname).map_err(io::Error::from)?;
-        let index = libc::c_int::try_from(index)
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "interface index too large"))?;
-        let fd = super::packet::raw_socket()?;
-        let b = fd.as_fd();
-        crate::socket::set_int_option(b, SOL_PACKET, PACKET_VERSION, TPACKET_V2)?;
-        set_ring(b, PACKET_RX_RING, &req)?;
-        let map_len = block_size * blocks;
-        let map = map_shared(b, map_len)?;
-        let ring = RxRing {
-            fd,
-            map,
-            map_len,
-            slot_size,
-            slots,
+        Ok(RxRing {
+            ring: PacketRing::open(ifname, kind, slot_size, slots)?,
             next: 0,
-        };
-        super::packet::bind_protocol(ring.fd.as_fd(), index, libc::ETH_P_ALL as u16)?;
-        Ok(ring)
-    }
-
-    fn status(&self, slot: usize) -> &AtomicU32 {
-        // SAFETY: slot < self.slots, so the status word (first u32 of the slot, aligned as
-        // slots are ≥ 128-byte aligned in a page-aligned map) lies in the mapping, which lives
-        // as long as self. The kernel writes it concurrently, hence atomic access.
-        #[expect(unsafe_code)]
-        unsafe {
-            &*self
-                .map
-                .as_ptr()
-                .add(slot * self.slot_size)
-                .cast::<AtomicU32>()
-        }
+        })
     }
 
     /// Hands every frame waiting in the ring, in order, to `f` (its captured bytes and the
@@ -112,10 +63,9 @@ impl RxRing {
         let mut n = 0;
         while n < limit {
             let slot = self.next;
-            if self.status(slot).load(Ordering::Acquire) & TP_STATUS_USER == 0 {
+            if self.ring.status(slot).load(Ordering::Acquire) & TP_STATUS_USER == 0 {
                 break;
             }
-            let base = slot * self.slot_size;
             // SAFETY: the slot is in the mapping and its status is TP_STATUS_USER, so the
             // kernel does not write it until we store TP_STATUS_KERNEL below; the header is
             // plain data at the slot's start (tp_len, tp_snaplen u32 at 4 and 8; tp_mac u16
@@ -123,14 +73,14 @@ impl RxRing {
             // mac + snaplen is checked against the slot before the frame is borrowed.
             #[expect(unsafe_code)]
             let (frame, meta) = unsafe {
-                let p = self.map.as_ptr().add(base);
+                let p = self.ring.slot_ptr(slot);
                 let rd32 = |o: usize| p.add(o).cast::<u32>().read_volatile();
                 let len = rd32(4) as usize;
                 let snap = rd32(8) as usize;
                 let mac = usize::from(p.add(12).cast::<u16>().read_volatile());
                 let ts_ns = u64::from(rd32(16)) * 1_000_000_000 + u64::from(rd32(20));
                 let pkttype = p.add(SLL_OFFSET + 10).read_volatile();
-                let snap = snap.min(self.slot_size.saturating_sub(mac));
+                let snap = snap.min(self.ring.slot_size.saturating_sub(mac));
                 let frame = std::slice::from_raw_parts(p.add(mac), snap);
                 (
                     frame,
@@ -142,8 +92,10 @@ impl RxRing {
                 )
             };
             f(frame, meta);
-            self.status(slot).store(TP_STATUS_KERNEL, Ordering::Release);
-            self.next = (slot + 1) % self.slots;
+            self.ring
+                .status(slot)
+                .store(TP_STATUS_KERNEL, Ordering::Release);
+            self.next = (slot + 1) % self.ring.slots;
             n += 1;
         }
         n
@@ -151,27 +103,16 @@ impl RxRing {
 
     /// Waits until a frame is ready or `timeout` passes.
     pub fn wait(&self, timeout: Duration) -> io::Result<()> {
-        if self.status(self.next).load(Ordering::Acquire) & TP_STATUS_USER != 0 {
+        if self.ring.status(self.next).load(Ordering::Acquire) & TP_STATUS_USER != 0 {
             return Ok(());
         }
-        crate::socket::wait_readable(self.fd.as_fd(), Some(timeout)).map(|_| ())
+        crate::socket::wait_readable(self.ring.as_fd(), Some(timeout)).map(|_| ())
     }
 }
 
 impl AsFd for RxRing {
     fn as_fd(&self) -> BorrowedFd<'_> {
-        self.fd.as_fd()
-    }
-}
-
-impl Drop for RxRing {
-    fn drop(&mut self) {
-        // SAFETY: map/map_len are exactly what mmap returned; nothing borrows the mapping
-        // once self is being dropped. The socket closes after (field drop).
-        #[expect(unsafe_code)]
-        unsafe {
-            libc::munmap(self.map.as_ptr().cast(), self.map_len);
-        }
+        self.ring.as_fd()
     }
 }
 

@@ -4,18 +4,13 @@
 //! socket must not queue the traffic it meets), and can bypass the qdisc.
 
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
-use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use super::shared_map::map_shared;
+use super::packet_ring::{PacketRing, RingKind};
 
-const SOL_PACKET: libc::c_int = 263;
-const PACKET_VERSION: libc::c_int = 10;
 const PACKET_TX_RING: libc::c_int = 13;
-const PACKET_QDISC_BYPASS: libc::c_int = 20;
-const TPACKET_V2: libc::c_int = 1;
 const TP_STATUS_SEND_REQUEST: u32 = 1;
 const TP_STATUS_SENDING: u32 = 2;
 const TP_STATUS_WRONG_FORMAT: u32 = 4;
@@ -24,22 +19,10 @@ const DATA_OFFSET: usize = 32;
 /// Offset of `tp_len` in `struct tpacket2_hdr`.
 const LEN_OFFSET: usize = 4;
 
-#[repr(C)]
-pub(super) struct TpacketReq {
-    pub(super) block_size: libc::c_uint,
-    pub(super) block_nr: libc::c_uint,
-    pub(super) frame_size: libc::c_uint,
-    pub(super) frame_nr: libc::c_uint,
-}
-
 /// A transmit ring of one packet socket bound to one interface.
 #[derive(Debug)]
 pub struct TxRing {
-    fd: OwnedFd,
-    map: NonNull<u8>,
-    map_len: usize,
-    slot_size: usize,
-    slots: usize,
+    ring: PacketRing,
     next: usize,
     queued: usize,
     wrong_format: u64,
@@ -59,58 +42,28 @@ impl TxRing {
         slots: usize,
         qdisc_bypass: bool,
     ) -> io::Result<TxRing> {
-        let invalid = |m: &str| io::Error::new(io::ErrorKind::InvalidInput, m.to_string());
-        if !slot_size.is_power_of_two() || slot_size < 64 || slots == 0 {
-            return Err(invalid(
-                "ring slot size must be a power of two ≥ 64, slots ≥ 1",
-            ));
-        }
-        let page = 4096usize;
-        let block_size = slot_size.max(page);
-        let per_block = block_size / slot_size;
-        let blocks = slots.div_ceil(per_block);
-        let slots = blocks * per_block;
-        let too_big = || invalid("ring too large");
-        let req = TpacketReq {
-            block_size: libc::c_uint::try_from(block_size).map_err(|_| too_big())?,
-            block_nr: libc::c_uint::try_from(blocks).map_err(|_| too_big())?,
-            frame_size: libc::c_uint::try_from(slot_size).map_err(|_| too_big())?,
-            frame_nr: libc::c_uint::try_from(slots).map_err(|_| too_big())?,
+        let kind = RingKind {
+            option: PACKET_TX_RING,
+            min_slot: 64,
+            protocol: 0,
+            qdisc_bypass,
         };
-        let fd = super::packet::raw_socket()?;
-        let b = fd.as_fd();
-        crate::socket::set_int_option(b, SOL_PACKET, PACKET_VERSION, TPACKET_V2)?;
-        if qdisc_bypass {
-            crate::socket::set_int_option(b, SOL_PACKET, PACKET_QDISC_BYPASS, 1)?;
-        }
-        set_ring(b, PACKET_TX_RING, &req)?;
-        let map_len = block_size * blocks;
-        let map = map_shared(b, map_len)?;
-        let ring = TxRing {
-            fd,
-            map,
-            map_len,
-            slot_size,
-            slots,
+        Ok(TxRing {
+            ring: PacketRing::open(ifname, kind, slot_size, slots)?,
             next: 0,
             queued: 0,
             wrong_format: 0,
-        };
-        let index = nix::net::if_::if_nametoindex(ifname).map_err(io::Error::from)?;
-        let index = libc::c_int::try_from(index)
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "interface index too large"))?;
-        super::packet::bind_protocol(ring.fd.as_fd(), index, 0)?;
-        Ok(ring)
+        })
     }
 
     /// The largest frame a slot holds.
     pub fn max_frame(&self) -> usize {
-        self.slot_size - DATA_OFFSET
+        self.ring.slot_size - DATA_OFFSET
     }
 
     /// Slots in the ring.
     pub fn slots(&self) -> usize {
-        self.slots
+        self.ring.slots
     }
 
     /// Frames the kernel refused as malformed (`TP_STATUS_WRONG_FORMAT`) so far.
@@ -118,26 +71,12 @@ impl TxRing {
         self.wrong_format
     }
 
-    fn status(&self, slot: usize) -> &AtomicU32 {
-        // SAFETY: slot < self.slots, so the status word (the first u32 of the slot, 4-byte
-        // aligned as slots are ≥ 64-byte aligned in a page-aligned map) lies in the mapping,
-        // which lives as long as self. The kernel writes it concurrently, hence atomic access.
-        #[expect(unsafe_code)]
-        unsafe {
-            &*self
-                .map
-                .as_ptr()
-                .add(slot * self.slot_size)
-                .cast::<AtomicU32>()
-        }
-    }
-
     /// Writes one frame into the next free slot with `fill` (given the slot's data area,
     /// returning the frame length) and queues it. Returns false, without calling `fill`, when
     /// the ring is full (the kernel has not sent that slot yet).
     pub fn push(&mut self, fill: impl FnOnce(&mut [u8]) -> usize) -> bool {
         let slot = self.next;
-        let status = self.status(slot).load(Ordering::Acquire);
+        let status = self.ring.status(slot).load(Ordering::Acquire);
         if status & (TP_STATUS_SEND_REQUEST | TP_STATUS_SENDING) != 0 {
             return false;
         }
@@ -150,24 +89,22 @@ impl TxRing {
         // below; &mut self keeps any other borrow of the ring out.
         #[expect(unsafe_code)]
         let data = unsafe {
-            std::slice::from_raw_parts_mut(
-                self.map.as_ptr().add(slot * self.slot_size + DATA_OFFSET),
-                max,
-            )
+            std::slice::from_raw_parts_mut(self.ring.slot_ptr(slot).add(DATA_OFFSET), max)
         };
         let len = fill(data).min(max);
         // SAFETY: tp_len is the aligned u32 at offset 4 of the slot header, inside the mapping.
         #[expect(unsafe_code)]
         unsafe {
-            self.map
-                .as_ptr()
-                .add(slot * self.slot_size + LEN_OFFSET)
+            self.ring
+                .slot_ptr(slot)
+                .add(LEN_OFFSET)
                 .cast::<u32>()
                 .write_volatile(len as u32);
         }
-        self.status(slot)
+        self.ring
+            .status(slot)
             .store(TP_STATUS_SEND_REQUEST, Ordering::Release);
-        self.next = (slot + 1) % self.slots;
+        self.next = (slot + 1) % self.ring.slots;
         self.queued += 1;
         true
     }
@@ -182,7 +119,7 @@ impl TxRing {
         if self.queued == 0 {
             return Ok(());
         }
-        kick(self.fd.as_fd())?;
+        kick(self.ring.as_fd())?;
         self.queued = 0;
         Ok(())
     }
@@ -190,7 +127,7 @@ impl TxRing {
     /// Waits until a slot may be free again (the socket is writable) or `timeout` passes.
     pub fn wait(&self, timeout: Duration) -> io::Result<()> {
         use nix::poll::{PollFd, PollFlags, PollTimeout};
-        let mut fds = [PollFd::new(self.fd.as_fd(), PollFlags::POLLOUT)];
+        let mut fds = [PollFd::new(self.ring.as_fd(), PollFlags::POLLOUT)];
         let ms = u16::try_from(timeout.as_millis().max(1)).unwrap_or(u16::MAX);
         match nix::poll::poll(&mut fds, PollTimeout::from(ms)) {
             Ok(_) | Err(nix::errno::Errno::EINTR) => Ok(()),
@@ -201,43 +138,7 @@ impl TxRing {
 
 impl AsFd for TxRing {
     fn as_fd(&self) -> BorrowedFd<'_> {
-        self.fd.as_fd()
-    }
-}
-
-impl Drop for TxRing {
-    fn drop(&mut self) {
-        // SAFETY: map/map_len are exactly what mmap returned; nothing borrows the mapping
-        // once self is being dropped. The socket closes after (field drop).
-        #[expect(unsafe_code)]
-        unsafe {
-            libc::munmap(self.map.as_ptr().cast(), self.map_len);
-        }
-    }
-}
-
-/// Sets up a packet socket's ring (`option`: `PACKET_RX_RING` or `PACKET_TX_RING`).
-#[expect(unsafe_code)]
-pub(super) fn set_ring(
-    fd: BorrowedFd<'_>,
-    option: libc::c_int,
-    req: &TpacketReq,
-) -> io::Result<()> {
-    let len = std::mem::size_of::<TpacketReq>() as libc::socklen_t;
-    // SAFETY: req points to a valid tpacket_req of len bytes; setsockopt only reads it.
-    let rc = unsafe {
-        libc::setsockopt(
-            fd.as_raw_fd(),
-            SOL_PACKET,
-            option,
-            std::ptr::from_ref(req).cast(),
-            len,
-        )
-    };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
+        self.ring.as_fd()
     }
 }
 
