@@ -408,15 +408,7 @@ fn sighup_reloads_and_a_bad_file_keeps_the_running_configuration() {
     );
     std::fs::write(&file, &good).expect("write");
     let err = dir.path().join("agent.err");
-    let mut agent = Proc(
-        linerate()
-            .args(["agent", "--no-store", "--config"])
-            .arg(&file)
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&err).expect("stderr file"))
-            .spawn()
-            .expect("start the agent"),
-    );
+    let mut agent = local_agent(&file, &err);
     let addr = format!("127.0.0.1:{metrics}");
     let scrape = || http_get(None, &addr, "/metrics").unwrap_or_default();
     assert!(
@@ -448,6 +440,19 @@ fn sighup_reloads_and_a_bad_file_keeps_the_running_configuration() {
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
     let status = agent.0.wait().expect("wait");
     assert_eq!(status.code(), Some(143), "{status:?}");
+}
+
+/// An agent of `file` on this host, without a store, its standard error in `err`.
+fn local_agent(file: &Path, err: &Path) -> Proc {
+    Proc(
+        linerate()
+            .args(["agent", "--no-store", "--config"])
+            .arg(file)
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(err).expect("stderr file"))
+            .spawn()
+            .expect("start the agent"),
+    )
 }
 
 /// dnsmasq on loopback as the mesh's DNS: authoritative for `mesh.test`, nothing else.
@@ -538,15 +543,7 @@ fn srv_and_dns_peers_come_from_a_real_nameserver_and_follow_its_changes() {
     )
     .expect("write");
     let err = dir.path().join("agent.err");
-    let _agent = Proc(
-        linerate()
-            .args(["agent", "--no-store", "--config"])
-            .arg(&file)
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&err).expect("stderr file"))
-            .spawn()
-            .expect("start the agent"),
-    );
+    let _agent = local_agent(&file, &err);
     let addr = format!("127.0.0.1:{metrics}");
     let scrape = || http_get(None, &addr, "/metrics").unwrap_or_default();
     let ran = |peer: &str| format!("linerate_test_runs_total{{peer=\"{peer}\",test=\"rr\"}}");
