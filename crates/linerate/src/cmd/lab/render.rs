@@ -60,6 +60,19 @@ pub fn show_text(s: &LabState, stats: &Stats) -> String {
                     f.describe(),
                     r.describe()
                 ));
+                if let Some(layer) = [f, r]
+                    .iter()
+                    .find(|d| d.rate.is_some())
+                    .map(|d| d.rate_layer)
+                {
+                    out.push_str(&format!("\n     rate counted at {}", layer.explain()));
+                    if s.emulator == linerate_lab::state::EmulatorKind::Kernel {
+                        out.push_str(&format!(
+                            "; netem paces with packet overhead {} B (`rate RATE {0}`), short frames unpadded",
+                            layer.netem_packet_overhead()
+                        ));
+                    }
+                }
                 if let Some(ns) = &l.emulator_netns {
                     out.push_str(&format!(
                         "\n     emulator: namespace {ns}, pid {}",
