@@ -4,6 +4,7 @@ mod grid;
 mod profiled;
 mod record;
 mod render;
+mod rfc2544;
 mod tunnel;
 
 use std::ffi::OsString;
@@ -40,6 +41,7 @@ l0:fwd / l0:rev = one direction (fwd goes toward recv).
 Examples:
   linerate lab up demo --topology router --rate 1G --delay 20ms
   linerate lab exec demo gen -- ping -c 3 198.19.0.1
+  linerate lab rfc2544 demo --frame 64,imix
   linerate lab down demo
   linerate lab run";
 
@@ -99,6 +101,9 @@ enum LabCommand {
         linerate lab run examples/lab/window-buffers.toml -t 2s --no-store --json"
     )]
     Run(RunArgs),
+    /// RFC 2544 throughput of a router lab's DUT: NDR and PDR per frame size by an
+    /// MLRsearch-style search, latency at 10/50/90 % of NDR
+    Rfc2544(Box<rfc2544::Args>),
     /// Run the userspace link emulator (started by `lab up`)
     #[command(hide = true)]
     Emulate(EmulateArgs),
@@ -403,6 +408,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         LabCommand::Run(a) => run_experiment(&dir, a),
+        LabCommand::Rfc2544(a) => rfc2544::run(&dir, *a),
         LabCommand::Emulate(a) => {
             let cfg: linerate_lab::emulator::EmulatorConfig = serde_json::from_str(&a.config)
                 .context("lab emulate: --config is not a valid emulator configuration")?;
