@@ -19,7 +19,8 @@ use support::{program, require, root};
 static LOAD: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    LOAD.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    LOAD.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Runs `linerate lab ARGS`, killed when it lasts more than `limit`.
@@ -188,4 +189,50 @@ fn a_lab_without_a_dut_is_refused_clearly() {
     // Bad values name the flag.
     let err = lab.fails(&["rfc2544", &lab.name, "--trial", "10"]);
     assert!(err.contains("--trial"), "{err}");
+}
+
+#[test]
+fn lab_run_sends_pps_loads_with_the_frame_generator_and_keeps_sockets_on_request() {
+    require!(root());
+    let _one = one_at_a_time();
+    let lab = Lab::new('f');
+    let file = lab.state().join("pps.toml");
+    std::fs::write(
+        &file,
+        "[experiment]\nname = \"pps\"\nrepetitions = 1\n[lab]\ntopology = \"router\"\n\
+         [workload]\nmode = \"pps\"\nframe = 64\nduration = \"1s\"\n",
+    )
+    .expect("write the experiment");
+    let file = file.display().to_string();
+    let value = |extra: &[&str]| -> f64 {
+        let mut args = vec![
+            "run",
+            &file,
+            "--lab-name",
+            &lab.name,
+            "--json",
+            "--no-store",
+            "-q",
+        ];
+        args.extend_from_slice(extra);
+        let out = bounded(&lab, &args, Duration::from_secs(120));
+        assert!(
+            out.status.success(),
+            "lab run {extra:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: Value = serde_json::from_slice(&out.stdout).expect("lab run --json");
+        let run = &doc["runs"][0];
+        assert_eq!(run["measure"]["unit"], "packet/s", "{doc}");
+        run["measure"]["value"].as_f64().expect("a measured value")
+    };
+    // The plan names the generator.
+    let plan = lab.ok(&["check", &file]);
+    assert!(plan.contains("pps (frames: linerate gen)"), "{plan}");
+    // Frames through the DUT, counted at recv.
+    let frames = value(&[]);
+    assert!(frames > 1000.0, "{frames} frames/s");
+    // The old path, explicitly.
+    let sockets = value(&["--pps-generator", "socket"]);
+    assert!(sockets > 1000.0, "{sockets} packets/s");
 }

@@ -91,28 +91,37 @@ impl LabPath {
                 source: std::io::Error::from(std::io::ErrorKind::Unsupported),
             });
         }
+        LabPath::through(lab, binary, threads)
+    }
+
+    /// The path from `gen` to `recv` of any lab without a tunnel: through the DUT in a router
+    /// lab (frames to the DUT's MAC), straight to `recv` in a pair (then the "DUT" fields name
+    /// `recv`).
+    pub fn through(lab: &LabState, binary: PathBuf, threads: u16) -> Result<LabPath, LabError> {
         if lab.tunnel.is_some() {
             return Err(LabError::Io {
                 what: format!(
                     "lab {} has a tunnel: the frame generator sends plain Ethernet frames to the \
-                     DUT, so RFC 2544 runs on a lab without one",
+                     next hop, not into the tunnel (use generator = \"socket\" for a tunnel's \
+                     packet rate)",
                     lab.name
                 ),
                 source: std::io::Error::from(std::io::ErrorKind::Unsupported),
             });
         }
         let g = node(lab, "gen")?;
-        let d = node(lab, "dut")?;
         let r = node(lab, "recv")?;
+        let hop = if lab.topology == Topology::Router {
+            node(lab, "dut")?
+        } else {
+            r
+        };
         let gi = g.interfaces.first();
         let ri = r.interfaces.first();
-        let di = gi.and_then(|gi| d.interfaces.iter().find(|i| i.link == gi.link));
-        let (Some(gi), Some(di), Some(ri)) = (gi, di, ri) else {
+        let hi = gi.and_then(|gi| hop.interfaces.iter().find(|i| i.link == gi.link));
+        let (Some(gi), Some(hi), Some(ri)) = (gi, hi, ri) else {
             return Err(LabError::Io {
-                what: format!(
-                    "lab {}: its state names no gen–dut–recv interfaces",
-                    lab.name
-                ),
+                what: format!("lab {}: its state names no gen–recv path", lab.name),
                 source: std::io::Error::from(std::io::ErrorKind::InvalidData),
             });
         };
@@ -121,9 +130,9 @@ impl LabPath {
             gen_netns: control::node_netns(lab, "gen")?.to_owned(),
             gen_dev: gi.name.clone(),
             src_ip: address(&gi.address, "gen's address")?,
-            dut_netns: control::node_netns(lab, "dut")?.to_owned(),
-            dut_dev: di.name.clone(),
-            dut_mac: di.mac.clone(),
+            dut_netns: control::node_netns(lab, &hop.name)?.to_owned(),
+            dut_dev: hi.name.clone(),
+            dut_mac: hi.mac.clone(),
             recv_netns: control::node_netns(lab, "recv")?.to_owned(),
             recv_dev: ri.name.clone(),
             dst_ip: address(&ri.address, "recv's address")?,
@@ -185,6 +194,20 @@ fn packet_sockets(pid: Option<u32>) -> usize {
     std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
 }
 
+/// Spawns `cmd` from a thread where the stop signals are not blocked, so the child (which
+/// inherits the mask) can be stopped with SIGINT even when the caller blocks them, as the
+/// experiment runner does.
+fn spawn_with_stop_signals(mut cmd: Command) -> std::io::Result<Child> {
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            linerate_sys::signal::unblock(&linerate_sys::signal::STOP_SIGNALS)?;
+            cmd.spawn()
+        })
+        .join()
+        .unwrap_or_else(|_| Err(std::io::Error::other("spawning thread panicked")))
+    })
+}
+
 /// `program` in namespace `ns` through `ip netns exec`, which also mounts the namespace's own
 /// /sys (where `linerate gen` reads the interface's MAC and counters); the process keeps its
 /// pid (ip execs the program).
@@ -212,14 +235,16 @@ pub fn run(
     let count_ns = Netns::open(count_ns)?;
     let limit = secs + 60.0;
     let before = count_ns.run(|| Ok(packet_sockets(None)))?;
-    let mut receiver = in_netns(count_ns_name, &path.binary)
-        .args(["gen", "--receive", "--json", "--dev", count_dev])
-        .args(["-t", &format!("{limit:.0}s")])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(io(format!("start {} gen --receive", path.binary.display())))?;
+    let mut receiver = {
+        let mut cmd = in_netns(count_ns_name, &path.binary);
+        cmd.args(["gen", "--receive", "--json", "--dev", count_dev])
+            .args(["-t", &format!("{limit:.0}s")])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        spawn_with_stop_signals(cmd)
+            .map_err(io(format!("start {} gen --receive", path.binary.display())))?
+    };
     let result = (|| {
         // Wait (bounded) until the receiver's packet socket is open in its namespace.
         let started = Instant::now();

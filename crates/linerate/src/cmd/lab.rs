@@ -98,7 +98,8 @@ enum LabCommand {
         SIGTERM).\n\n\
         Examples:\n  linerate lab run\n  \
         linerate lab run examples/lab/rmem-sweep.toml --repeat 3 --html sweep.html\n  \
-        linerate lab run examples/lab/window-buffers.toml -t 2s --no-store --json"
+        linerate lab run examples/lab/window-buffers.toml -t 2s --no-store --json\n  \
+        linerate lab run examples/lab/router-firewall.toml --pps-generator socket"
     )]
     Run(RunArgs),
     /// RFC 2544 throughput of a router lab's DUT: NDR and PDR per frame size by an
@@ -280,6 +281,11 @@ struct RunArgs {
     /// it cannot do rr)
     #[arg(long, value_enum, default_value = "linerate")]
     load: LoadTool,
+    /// What sends pps workloads (overrides the file's workload.generator): frames (linerate
+    /// gen's raw frames, counted by gen --receive; the default) or socket (UDP sockets, the
+    /// traffic engine's --mode pps)
+    #[arg(long, value_name = "GENERATOR")]
+    pps_generator: Option<linerate_lab::experiment::PpsGenerator>,
     /// Profile every run (every CPU sampled while the workload runs) and store the folded
     /// stacks with it: `linerate compare --experiment` then shows which functions' share of
     /// the CPU changed, with a confidence from the repetitions
@@ -502,6 +508,13 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
             v.spec.name = name.clone();
         }
         exp.lab_name = name;
+    }
+    if let Some(g) = a.pps_generator {
+        for v in &mut exp.variants {
+            if v.workload.mode == experiment::WorkloadMode::Pps {
+                v.workload.generator = Some(g);
+            }
+        }
     }
     if a.html.is_some() && a.store.no_store {
         anyhow::bail!("--html FILE is drawn from the stored runs: drop --no-store");
