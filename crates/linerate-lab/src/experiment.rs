@@ -63,6 +63,32 @@ pub enum WorkloadMode {
     Pps,
     /// Request/response latency.
     Rr,
+    /// RFC 2544 throughput: NDR of `frame`-byte frames through the DUT (router labs), by the
+    /// MLRsearch-style search with `duration` as the final trial.
+    Rfc2544,
+}
+
+/// What sends a `pps` workload's frames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PpsGenerator {
+    /// `linerate gen` (raw frames from a TX ring), counted by `linerate gen --receive`.
+    Frames,
+    /// The traffic engine's UDP sockets (`linerate client --mode pps`), as before.
+    Socket,
+}
+
+impl FromStr for PpsGenerator {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "frames" => Ok(PpsGenerator::Frames),
+            "socket" => Ok(PpsGenerator::Socket),
+            _ => Err(format!(
+                "unknown generator {s:?}; expected frames or socket"
+            )),
+        }
+    }
 }
 
 impl FromStr for WorkloadMode {
@@ -73,7 +99,10 @@ impl FromStr for WorkloadMode {
             "udp" => Ok(WorkloadMode::Udp),
             "pps" => Ok(WorkloadMode::Pps),
             "rr" => Ok(WorkloadMode::Rr),
-            _ => Err(format!("unknown mode {s:?}; expected tcp, udp, pps or rr")),
+            "rfc2544" => Ok(WorkloadMode::Rfc2544),
+            _ => Err(format!(
+                "unknown mode {s:?}; expected tcp, udp, pps, rr or rfc2544"
+            )),
         }
     }
 }
@@ -85,6 +114,7 @@ impl fmt::Display for WorkloadMode {
             WorkloadMode::Udp => "udp",
             WorkloadMode::Pps => "pps",
             WorkloadMode::Rr => "rr",
+            WorkloadMode::Rfc2544 => "rfc2544",
         })
     }
 }
@@ -102,8 +132,11 @@ pub struct Workload {
     pub length: Option<ByteSize>,
     /// Target rate (udp).
     pub rate: Option<BitRate>,
-    /// Frame size (pps).
+    /// Frame size (pps, rfc2544).
     pub frame: Option<ByteSize>,
+    /// What sends a pps workload (frames unless the file says socket); `None` for other modes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator: Option<PpsGenerator>,
 }
 
 /// One variant: the lab it needs, its firewall and its workload.
@@ -305,6 +338,13 @@ pub fn parse(text: &str, file: &Path, host: &dyn HostCheck) -> Result<Experiment
             .map_err(|e| ctx.err(t.span(), "lab.emulator", e))?,
     };
     let workload = workload(&ctx, &raw.workload)?;
+    if workload.mode == WorkloadMode::Rfc2544 && topology != Topology::Router {
+        return Err(ctx.err(
+            raw.workload.mode.span(),
+            "workload.mode",
+            "rfc2544 measures a device under test: it needs lab.topology = \"router\"",
+        ));
+    }
     let base_link = LinkTexts::from_raw(&lab.link(), "lab.");
     let lab_tunnel = lab.tunnel.as_ref().map(|t| entry(t, "lab.tunnel".into()));
     let lab_tunnel_options: Vec<Entry> = lab
@@ -555,7 +595,23 @@ fn workload(ctx: &Ctx<'_>, w: &raw::RawWorkload) -> Result<Workload, ExperimentE
     let length = quantity::<ByteSize>(ctx, &w.length, "workload.length")?;
     let rate = quantity::<BitRate>(ctx, &w.rate, "workload.rate")?;
     let mut frame = quantity::<ByteSize>(ctx, &w.frame, "workload.frame")?;
-    if mode == WorkloadMode::Pps && frame.is_none() {
+    let generator = match (&w.generator, mode) {
+        (None, WorkloadMode::Pps) => Some(PpsGenerator::Frames),
+        (None, _) => None,
+        (Some(g), WorkloadMode::Pps) => Some(
+            g.get_ref()
+                .parse::<PpsGenerator>()
+                .map_err(|e| ctx.err(g.span(), "workload.generator", e))?,
+        ),
+        (Some(g), _) => {
+            return Err(ctx.err(
+                g.span(),
+                "workload.generator",
+                format!("chooses what sends a pps workload; mode {mode} has none to choose"),
+            ));
+        }
+    };
+    if matches!(mode, WorkloadMode::Pps | WorkloadMode::Rfc2544) && frame.is_none() {
         frame = Some(ByteSize::from_bytes(64));
     }
     if let (Some(f), Some(s)) = (frame, &w.frame)
@@ -574,6 +630,7 @@ fn workload(ctx: &Ctx<'_>, w: &raw::RawWorkload) -> Result<Workload, ExperimentE
         length,
         rate,
         frame,
+        generator,
     })
 }
 

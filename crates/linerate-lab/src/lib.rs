@@ -26,6 +26,7 @@ pub mod impair;
 pub mod name;
 pub mod netem;
 pub mod netns;
+pub mod rfc2544;
 pub mod runner;
 pub mod spec;
 pub mod state;

@@ -11,6 +11,7 @@
 //! left.
 
 mod engine;
+mod frames;
 mod iperf3;
 mod summary;
 

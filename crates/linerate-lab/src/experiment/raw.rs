@@ -134,6 +134,7 @@ pub struct RawWorkload {
     pub length: Option<Spanned<Scalar>>,
     pub rate: Option<Spanned<Scalar>>,
     pub frame: Option<Spanned<Scalar>>,
+    pub generator: Option<Spanned<String>>,
 }
 
 /// `[[variant]]`.

@@ -283,3 +283,49 @@ fn rate_layer_is_l1_unless_the_lab_or_a_variant_says_l2() -> Result<(), Experime
     assert!(bad.message.contains("expected l1"), "{bad}");
     Ok(())
 }
+
+#[test]
+fn pps_workloads_use_the_frame_generator_unless_the_file_says_socket() -> Result<(), ExperimentError>
+{
+    let pps = "[experiment]\nname = \"x\"\n[workload]\nmode = \"pps\"\nduration = \"1s\"\n";
+    let e = parse(pps, Path::new("exp.toml"), &HOST)?;
+    assert_eq!(e.variants[0].workload.generator, Some(PpsGenerator::Frames));
+    let socket = format!("{pps}generator = \"socket\"\n");
+    let e = parse(&socket, Path::new("exp.toml"), &HOST)?;
+    assert_eq!(e.variants[0].workload.generator, Some(PpsGenerator::Socket));
+    let rf = parse(
+        &example("router-firewall.toml"),
+        Path::new("router-firewall.toml"),
+        &HOST,
+    )?;
+    assert_eq!(rf.variants[0].workload.generator, Some(PpsGenerator::Frames));
+    // Other modes have no generator to choose; a wrong name is named.
+    let e = err(&format!("{MINIMAL}generator = \"frames\"\n"), &HOST);
+    assert_eq!((e.line, e.field.as_str()), (6, "workload.generator"));
+    let e = err(&format!("{pps}generator = \"raw\"\n"), &HOST);
+    assert!(e.message.contains("frames or socket"), "{e}");
+    // tcp has none at all.
+    let e = parse(MINIMAL, Path::new("exp.toml"), &HOST)?;
+    assert_eq!(e.variants[0].workload.generator, None);
+    Ok(())
+}
+
+#[test]
+fn rfc2544_workloads_need_a_router_and_default_to_64_byte_frames() -> Result<(), ExperimentError> {
+    let text = "[experiment]\nname = \"x\"\n[lab]\ntopology = \"router\"\n[workload]\nmode = \
+                \"rfc2544\"\nduration = \"2s\"\n";
+    let e = parse(text, Path::new("exp.toml"), &HOST)?;
+    assert_eq!(e.variants[0].workload.mode, WorkloadMode::Rfc2544);
+    assert_eq!(e.variants[0].workload.frame, Some(ByteSize::from_bytes(64)));
+    let pair = text.replace("router", "pair");
+    let e = err(&pair, &HOST);
+    assert_eq!(e.field, "workload.mode");
+    assert!(e.message.contains("router"), "{e}");
+    let ex = parse(
+        &example("router-rfc2544.toml"),
+        Path::new("router-rfc2544.toml"),
+        &HOST,
+    )?;
+    assert_eq!(ex.variants.len(), 2);
+    Ok(())
+}

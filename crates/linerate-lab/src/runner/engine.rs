@@ -10,7 +10,7 @@ use linerate_iperf3::{Document, EndReport};
 use super::iperf3::{UDP_FRAME_OVERHEAD, parse_udp, received_bit_rate, receiver_address, run_pair};
 use super::{Load, Measure};
 use crate::LabError;
-use crate::experiment::{Workload, WorkloadMode};
+use crate::experiment::{PpsGenerator, Workload, WorkloadMode};
 use crate::state::LabState;
 
 /// Load from linerate's own traffic engine.
@@ -42,6 +42,15 @@ impl Load for Engine {
         w: &Workload,
         interrupted: &dyn Fn() -> bool,
     ) -> Result<Measure, LabError> {
+        match (w.mode, w.generator) {
+            (WorkloadMode::Pps, Some(PpsGenerator::Frames)) => {
+                return super::frames::pps(lab, w, &self.binary, interrupted);
+            }
+            (WorkloadMode::Rfc2544, _) => {
+                return super::frames::rfc2544(lab, w, &self.binary, interrupted);
+            }
+            _ => {}
+        }
         let secs = w.duration.as_secs_f64();
         let mut args: Vec<String> = vec![
             "client".into(),
@@ -70,6 +79,7 @@ impl Load for Engine {
                 args.extend(["-l".into(), payload.to_string()]);
             }
             WorkloadMode::Rr => args.extend(["--mode".into(), "rr".into()]),
+            WorkloadMode::Rfc2544 => {}
         }
         if let (Some(l), WorkloadMode::Tcp | WorkloadMode::Udp) = (length, w.mode) {
             args.extend(["-l".into(), l]);
@@ -100,6 +110,7 @@ fn parse(d: &Document, mode: WorkloadMode) -> Option<Measure> {
                 .unwrap_or(0.0),
             document: None,
         }),
+        WorkloadMode::Rfc2544 => None,
         WorkloadMode::Rr => Some(Measure {
             value: extension?.transactions_per_second?,
             unit: "transaction/s",

@@ -41,6 +41,12 @@ impl Load for Iperf3 {
                 source: std::io::Error::from(std::io::ErrorKind::Unsupported),
             });
         }
+        if w.mode == WorkloadMode::Rfc2544 {
+            return Err(LabError::Io {
+                what: "workload mode rfc2544 needs linerate's frame generator (--load linerate); iperf3 cannot do it".into(),
+                source: std::io::Error::from(std::io::ErrorKind::Unsupported),
+            });
+        }
         let ok = Command::new("iperf3")
             .arg("--version")
             .stdout(Stdio::null())
@@ -95,7 +101,7 @@ impl Load for Iperf3 {
                     payload.to_string(),
                 ]);
             }
-            WorkloadMode::Rr => return Err(missing()),
+            WorkloadMode::Rr | WorkloadMode::Rfc2544 => return Err(missing()),
         }
         run_pair(
             lab,
@@ -236,7 +242,7 @@ fn parse(d: &Document, mode: WorkloadMode) -> Option<Measure> {
     match mode {
         WorkloadMode::Tcp => received_bit_rate(d),
         WorkloadMode::Udp | WorkloadMode::Pps => parse_udp(d, mode == WorkloadMode::Pps),
-        WorkloadMode::Rr => None,
+        WorkloadMode::Rr | WorkloadMode::Rfc2544 => None,
     }
 }
 

@@ -4,6 +4,7 @@ mod grid;
 mod profiled;
 mod record;
 mod render;
+mod rfc2544;
 mod tunnel;
 
 use std::ffi::OsString;
@@ -41,6 +42,7 @@ l0:fwd / l0:rev = one direction (fwd goes toward recv).
 Examples:
   linerate lab up demo --topology router --rate 1G --delay 20ms
   linerate lab exec demo gen -- ping -c 3 198.19.0.1
+  linerate lab rfc2544 demo --frame 64,imix
   linerate lab down demo
   linerate lab run";
 
@@ -98,9 +100,13 @@ enum LabCommand {
         SIGTERM).\n\n\
         Examples:\n  linerate lab run\n  \
         linerate lab run examples/lab/rmem-sweep.toml --repeat 3 --html sweep.html\n  \
-        linerate lab run examples/lab/window-buffers.toml -t 2s --no-store --json"
+        linerate lab run examples/lab/window-buffers.toml -t 2s --no-store --json\n  \
+        linerate lab run examples/lab/router-firewall.toml --pps-generator socket"
     )]
     Run(RunArgs),
+    /// RFC 2544 throughput of a router lab's DUT: NDR and PDR per frame size by an
+    /// MLRsearch-style search, latency at 10/50/90 % of NDR
+    Rfc2544(Box<rfc2544::Args>),
     /// Run the userspace link emulator (started by `lab up`)
     #[command(hide = true)]
     Emulate(EmulateArgs),
@@ -284,6 +290,11 @@ struct RunArgs {
     /// it cannot do rr)
     #[arg(long, value_enum, default_value = "linerate")]
     load: LoadTool,
+    /// What sends pps workloads (overrides the file's workload.generator): frames (linerate
+    /// gen's raw frames, counted by gen --receive; the default) or socket (UDP sockets, the
+    /// traffic engine's --mode pps)
+    #[arg(long, value_name = "GENERATOR")]
+    pps_generator: Option<linerate_lab::experiment::PpsGenerator>,
     /// Profile every run (every CPU sampled while the workload runs) and store the folded
     /// stacks with it: `linerate compare --experiment` then shows which functions' share of
     /// the CPU changed, with a confidence from the repetitions
@@ -412,6 +423,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         LabCommand::Run(a) => run_experiment(&dir, a),
+        LabCommand::Rfc2544(a) => rfc2544::run(&dir, *a),
         LabCommand::Emulate(a) => {
             let cfg: linerate_lab::emulator::EmulatorConfig = serde_json::from_str(&a.config)
                 .context("lab emulate: --config is not a valid emulator configuration")?;
@@ -506,6 +518,13 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
             v.spec.name = name.clone();
         }
         exp.lab_name = name;
+    }
+    if let Some(g) = a.pps_generator {
+        for v in &mut exp.variants {
+            if v.workload.mode == experiment::WorkloadMode::Pps {
+                v.workload.generator = Some(g);
+            }
+        }
     }
     if a.html.is_some() && a.store.no_store {
         anyhow::bail!("--html FILE is drawn from the stored runs: drop --no-store");

@@ -234,10 +234,15 @@ pub fn experiment_text(e: &linerate_lab::experiment::Experiment) -> String {
     for (i, v) in e.variants.iter().enumerate() {
         let w = &v.workload;
         out.push_str(&format!(
-            "  {}{}: {} for {}, {} stream(s)\n",
+            "  {}{}: {}{} for {}, {} stream(s)\n",
             v.name,
             if i == 0 { " (baseline)" } else { "" },
             w.mode,
+            match w.generator {
+                Some(linerate_lab::experiment::PpsGenerator::Frames) => " (frames: linerate gen)",
+                Some(linerate_lab::experiment::PpsGenerator::Socket) => " (UDP sockets)",
+                None => "",
+            },
             w.duration,
             w.streams
         ));

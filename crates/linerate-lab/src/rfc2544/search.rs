@@ -1,0 +1,526 @@
+//! The throughput search: MLRsearch-style (FD.io CSIT; IETF "Multiple Loss Ratio Search"),
+//! pure logic over a [`Measurer`] that runs one trial at a load for a duration.
+//!
+//! The facts of the method it follows: several loss ratios (NDR = 0, PDR = 0.5 %) are searched
+//! in one pass, every trial classifying the load for each of them; the search goes through
+//! phases whose trial duration grows geometrically from a short initial one to the final one
+//! while the width goal halves, so most trials are short and only the last phase pays the full
+//! duration; the first trial at the maximum load measures the forwarding rate, which starts the
+//! search near the answer instead of at the middle of the whole range; a lower bound found with
+//! shorter trials is re-measured at the phase's longer duration, and a bound that no longer
+//! holds is searched for outward with a step that doubles each time (external search). A
+//! trial's loss at any duration makes its load an upper bound (a longer trial would lose as
+//! well); a lower bound needs trials at the phase's own duration, `final_repeats` of them in
+//! the final phase, each without more loss than its goal allows.
+//!
+//! [`binary_search`] is the plain RFC 2544 search (one goal at a time, every trial at the
+//! final duration, halving the whole range): what the trial counts are compared against.
+
+/// One loss-ratio goal: NDR has ratio 0, PDR e.g. 0.005.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Goal {
+    /// `ndr`, `pdr`.
+    pub name: String,
+    /// The highest loss ratio a trial may have at a load that counts as forwarded.
+    pub loss_ratio: f64,
+}
+
+/// The search's parameters. Loads are frames per second.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Config {
+    /// The goals, searched together.
+    pub goals: Vec<Goal>,
+    /// The lowest load tried; below it the result is "none".
+    pub min_load: f64,
+    /// The highest load tried (the line rate, or the generator's ceiling if lower).
+    pub max_load: f64,
+    /// Trial duration of the first phase, seconds.
+    pub initial_duration: f64,
+    /// Trial duration of the final phase, seconds.
+    pub final_duration: f64,
+    /// Phases in all (at least 1: only the final one).
+    pub phases: u32,
+    /// Relative width goal of the final phase: (upper − lower) / upper.
+    pub width: f64,
+    /// Trials at the final duration a lower bound needs, all within the goal.
+    pub final_repeats: u32,
+    /// A bound on the number of trials (the search stops unconverged at it).
+    pub max_trials: u32,
+}
+
+/// One trial's outcome.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Trial {
+    /// Intended load, frames/s.
+    pub load: f64,
+    /// Its duration, seconds.
+    pub duration: f64,
+    /// Frames sent.
+    pub sent: u64,
+    /// Frames received.
+    pub received: u64,
+    /// The phase it belonged to (0-based).
+    pub phase: u32,
+}
+
+impl Trial {
+    /// Lost frames over sent frames (0 when nothing was sent).
+    pub fn loss_ratio(&self) -> f64 {
+        if self.sent == 0 {
+            return 1.0;
+        }
+        self.sent.saturating_sub(self.received) as f64 / self.sent as f64
+    }
+
+    /// Frames forwarded per second.
+    pub fn forwarding_rate(&self) -> f64 {
+        self.received as f64 / self.duration.max(1e-9)
+    }
+}
+
+/// What runs trials: the lab's generator and receiver, or a simulated device in tests.
+pub trait Measurer {
+    /// Error of a trial that could not be run (it aborts the search).
+    type Error;
+    /// Offers `load` frames/s for `duration` seconds and counts what arrived.
+    fn measure(&mut self, load: f64, duration: f64) -> Result<(u64, u64), Self::Error>;
+}
+
+/// One goal's answer.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct GoalResult {
+    /// The goal.
+    pub goal: Goal,
+    /// The highest load found forwarded within the goal (the conditional throughput), frames/s;
+    /// `None` when even the lowest load lost too much.
+    pub lower: Option<f64>,
+    /// The lowest load found losing more than the goal allows; `None` when the maximum load
+    /// was forwarded within the goal.
+    pub upper: Option<f64>,
+}
+
+/// The search's answer.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Outcome {
+    /// Per goal, in the order given.
+    pub goals: Vec<GoalResult>,
+    /// Every trial, in order.
+    pub trials: Vec<Trial>,
+    /// Whether every goal met the width goal (false when `max_trials` stopped it).
+    pub converged: bool,
+}
+
+impl Outcome {
+    /// Sum of the trials' durations, seconds.
+    pub fn trial_seconds(&self) -> f64 {
+        self.trials.iter().map(|t| t.duration).sum()
+    }
+}
+
+impl Config {
+    /// Trial duration of phase `p`: geometric from the initial to the final duration.
+    pub fn duration(&self, p: u32) -> f64 {
+        let last = self.phases.max(1) - 1;
+        if last == 0 || p >= last {
+            return self.final_duration;
+        }
+        let ratio = self.final_duration / self.initial_duration.max(1e-9);
+        self.initial_duration * ratio.powf(f64::from(p) / f64::from(last))
+    }
+
+    /// Width goal of phase `p`: the final width, doubled for each phase still to come.
+    pub fn phase_width(&self, p: u32) -> f64 {
+        let last = self.phases.max(1) - 1;
+        (self.width * 2f64.powi(last.saturating_sub(p) as i32)).min(0.5)
+    }
+}
+
+/// Where one goal stands in a phase.
+struct Bounds {
+    lower: Option<f64>,
+    upper: Option<f64>,
+    /// A load that passed at a shorter duration and still waits to be re-measured.
+    stale_lower: Option<f64>,
+    /// A load that passed at this phase's duration but has fewer than the needed trials.
+    unproven_lower: Option<f64>,
+}
+
+fn bounds(trials: &[Trial], goal: &Goal, min_duration: f64, needed: u32) -> Bounds {
+    let ok = |t: &Trial| t.loss_ratio() <= goal.loss_ratio + 1e-12;
+    // Any loss at a load, at any duration, makes it an upper bound.
+    let upper = trials
+        .iter()
+        .filter(|t| !ok(t))
+        .map(|t| t.load)
+        .fold(None, |m: Option<f64>, l| Some(m.map_or(l, |m| m.min(l))));
+    let below = |l: f64| upper.is_none_or(|u| l < u);
+    let mut lower = None;
+    let mut unproven_lower = None;
+    let mut stale_lower = None;
+    for t in trials.iter().filter(|t| ok(t) && below(t.load)) {
+        let full = trials
+            .iter()
+            .filter(|u| u.load == t.load && u.duration >= min_duration * 0.999 && ok(u))
+            .count() as u32;
+        let slot = if full >= needed {
+            &mut lower
+        } else if full > 0 {
+            &mut unproven_lower
+        } else {
+            &mut stale_lower
+        };
+        if slot.is_none_or(|l| t.load > l) {
+            *slot = Some(t.load);
+        }
+    }
+    // Only candidates above the proven lower bound are worth a trial.
+    let above = |c: Option<f64>| c.filter(|c| lower.is_none_or(|l| *c > l));
+    Bounds {
+        lower,
+        upper,
+        stale_lower: above(stale_lower),
+        unproven_lower: above(unproven_lower),
+    }
+}
+
+/// Runs the search. Trials come from `measurer`; `progress` sees each as it ends.
+pub fn search<M: Measurer>(
+    cfg: &Config,
+    measurer: &mut M,
+    progress: &mut dyn FnMut(&Trial),
+) -> Result<Outcome, M::Error> {
+    let mut trials: Vec<Trial> = Vec::new();
+    let phases = cfg.phases.max(1);
+    let mut run = |trials: &mut Vec<Trial>, load: f64, duration: f64, phase: u32| {
+        let (sent, received) = measurer.measure(load, duration)?;
+        let t = Trial {
+            load,
+            duration,
+            sent,
+            received,
+            phase,
+        };
+        progress(&t);
+        trials.push(t);
+        Ok::<(), M::Error>(())
+    };
+    // The first trial, at the maximum load, measures the forwarding rate.
+    run(&mut trials, cfg.max_load, cfg.duration(0), 0)?;
+    let forwarding = trials[0]
+        .forwarding_rate()
+        .clamp(cfg.min_load, cfg.max_load);
+    let mut converged = false;
+    'phases: for phase in 0..phases {
+        let duration = cfg.duration(phase);
+        let width = cfg.phase_width(phase);
+        let needed = if phase + 1 == phases {
+            cfg.final_repeats.max(1)
+        } else {
+            1
+        };
+        // Consecutive outward steps per goal in this phase (the step doubles each time).
+        let mut steps_down = vec![0i32; cfg.goals.len()];
+        let mut steps_up = vec![0i32; cfg.goals.len()];
+        loop {
+            if trials.len() >= cfg.max_trials as usize {
+                break 'phases;
+            }
+            let mut next = None;
+            for (g, goal) in cfg.goals.iter().enumerate() {
+                let b = bounds(&trials, goal, duration, needed);
+                if let Some(load) = candidate(
+                    cfg,
+                    &b,
+                    width,
+                    forwarding,
+                    g,
+                    &mut steps_down,
+                    &mut steps_up,
+                ) {
+                    next = Some(load);
+                    break;
+                }
+            }
+            let Some(load) = next else {
+                if phase + 1 == phases {
+                    converged = true;
+                }
+                break;
+            };
+            run(&mut trials, load, duration, phase)?;
+        }
+    }
+    let last = cfg.duration(phases - 1);
+    let needed = cfg.final_repeats.max(1);
+    let goals = cfg
+        .goals
+        .iter()
+        .map(|goal| {
+            let b = bounds(&trials, goal, last, needed);
+            GoalResult {
+                goal: goal.clone(),
+                lower: b.lower,
+                upper: b.upper,
+            }
+        })
+        .collect();
+    Ok(Outcome {
+        goals,
+        trials,
+        converged,
+    })
+}
+
+/// The next load for goal `g`, or `None` when its bounds meet the phase's width goal.
+fn candidate(
+    cfg: &Config,
+    b: &Bounds,
+    width: f64,
+    forwarding: f64,
+    g: usize,
+    steps_down: &mut [i32],
+    steps_up: &mut [i32],
+) -> Option<f64> {
+    let narrow = |lo: f64, hi: f64| (hi - lo) / hi <= width;
+    // A lower bound waiting for more trials at this duration: repeat it.
+    if let Some(l) = b.unproven_lower {
+        return Some(l);
+    }
+    // A lower bound from shorter trials: re-measure it at this duration first.
+    if let Some(l) = b.stale_lower {
+        return Some(l);
+    }
+    match (b.lower, b.upper) {
+        (Some(lo), Some(hi)) if narrow(lo, hi) => None,
+        (Some(lo), None) if lo >= cfg.max_load => None,
+        (Some(lo), Some(hi)) => {
+            // Far apart: step up from the lower bound (doubling), else halve.
+            let mid = (lo + hi) / 2.0;
+            let step = lo * (1.0 + width * 2f64.powi(steps_up[g]));
+            steps_up[g] += 1;
+            steps_down[g] = 0;
+            Some(if step < mid { step } else { mid })
+        }
+        (Some(lo), None) => {
+            let step = (lo * (1.0 + width * 2f64.powi(steps_up[g]))).min(cfg.max_load);
+            steps_up[g] += 1;
+            Some(step)
+        }
+        (None, Some(hi)) if hi <= cfg.min_load => None,
+        (None, hi) => {
+            let hi = hi.unwrap_or(cfg.max_load);
+            // The first guess below the maximum is the measured forwarding rate.
+            if steps_down[g] == 0 && forwarding < hi * (1.0 - width / 2.0) {
+                steps_down[g] += 1;
+                return Some(forwarding);
+            }
+            let k = steps_down[g].max(1) - 1;
+            steps_down[g] += 1;
+            steps_up[g] = 0;
+            Some((hi * (1.0 - width * 2f64.powi(k))).max(cfg.min_load))
+        }
+    }
+}
+
+/// The plain RFC 2544 binary search for one goal: every trial at `duration`, the range
+/// [`min_load`, `max_load`] halved until (upper − lower) / upper ≤ `width`.
+pub fn binary_search<M: Measurer>(
+    goal: &Goal,
+    min_load: f64,
+    max_load: f64,
+    duration: f64,
+    width: f64,
+    measurer: &mut M,
+) -> Result<(Option<f64>, Vec<Trial>), M::Error> {
+    let mut trials = Vec::new();
+    let mut lo: Option<f64> = None;
+    let mut hi = max_load;
+    let mut load = max_load;
+    for _ in 0..64 {
+        let (sent, received) = measurer.measure(load, duration)?;
+        let t = Trial {
+            load,
+            duration,
+            sent,
+            received,
+            phase: 0,
+        };
+        let ok = t.loss_ratio() <= goal.loss_ratio + 1e-12;
+        trials.push(t);
+        if ok {
+            lo = Some(load);
+            if load >= max_load {
+                break;
+            }
+        } else {
+            hi = load;
+        }
+        let l = lo.unwrap_or(min_load);
+        if (hi - l) / hi <= width || hi <= min_load {
+            break;
+        }
+        load = (l + hi) / 2.0;
+    }
+    Ok((lo, trials))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A device that forwards `capacity` frames/s plus what its `buffer` absorbs in a trial,
+    /// and drops the rest: deterministic, and kinder to short trials, as real queues are.
+    struct Simulated {
+        capacity: f64,
+        buffer: f64,
+    }
+
+    impl Measurer for Simulated {
+        type Error = std::convert::Infallible;
+        fn measure(&mut self, load: f64, duration: f64) -> Result<(u64, u64), Self::Error> {
+            let sent = (load * duration).round() as u64;
+            let can = (self.capacity * duration + self.buffer).round() as u64;
+            Ok((sent, sent.min(can)))
+        }
+    }
+
+    fn config(max_load: f64) -> Config {
+        Config {
+            goals: vec![
+                Goal {
+                    name: "ndr".into(),
+                    loss_ratio: 0.0,
+                },
+                Goal {
+                    name: "pdr".into(),
+                    loss_ratio: 0.005,
+                },
+            ],
+            min_load: 1000.0,
+            max_load,
+            initial_duration: 1.0,
+            final_duration: 10.0,
+            phases: 3,
+            width: 0.005,
+            final_repeats: 2,
+            max_trials: 100,
+        }
+    }
+
+    fn dut() -> Simulated {
+        Simulated {
+            capacity: 50_000.0,
+            buffer: 1000.0,
+        }
+    }
+
+    #[test]
+    fn phases_grow_the_duration_and_narrow_the_width() {
+        let c = config(1e6);
+        assert_eq!(c.duration(0), 1.0);
+        assert!((c.duration(1) - 10f64.sqrt()).abs() < 1e-9);
+        assert_eq!(c.duration(2), 10.0);
+        assert!((c.phase_width(0) - 0.02).abs() < 1e-12);
+        assert!((c.phase_width(2) - 0.005).abs() < 1e-12);
+    }
+
+    #[test]
+    fn finds_ndr_and_pdr_of_a_simulated_device_in_one_pass() {
+        let c = config(14_880_952.0);
+        let out = search(&c, &mut dut(), &mut |_| {}).unwrap();
+        assert!(out.converged, "{out:#?}");
+        // At 10 s the device forwards 50 000/s + 100/s from its buffer without loss.
+        let ndr = out.goals[0].lower.unwrap();
+        let true_ndr = 50_100.0;
+        assert!(
+            ndr <= true_ndr && ndr >= true_ndr * (1.0 - 0.005),
+            "ndr {ndr}"
+        );
+        let upper = out.goals[0].upper.unwrap();
+        assert!(upper > true_ndr && (upper - ndr) / upper <= 0.005);
+        // PDR: loss 0.5 % at load L when 50 100 = 0.995 L.
+        let pdr = out.goals[1].lower.unwrap();
+        let true_pdr = 50_100.0 / 0.995;
+        assert!(
+            pdr <= true_pdr && pdr >= true_pdr * (1.0 - 0.005),
+            "pdr {pdr}"
+        );
+        // The final bounds were each measured final_repeats times at the final duration.
+        let at = |l: f64| {
+            out.trials
+                .iter()
+                .filter(|t| t.load == l && t.duration == 10.0)
+                .count()
+        };
+        assert!(at(ndr) >= 2 && at(pdr) >= 2);
+    }
+
+    #[test]
+    fn needs_fewer_trials_and_far_less_time_than_plain_binary_search() {
+        let c = config(14_880_952.0);
+        let out = search(&c, &mut dut(), &mut |_| {}).unwrap();
+        let mut plain_trials = 0;
+        let mut plain_seconds = 0.0;
+        let mut plain = Vec::new();
+        for g in &c.goals {
+            let (lo, trials) =
+                binary_search(g, c.min_load, c.max_load, 10.0, c.width, &mut dut()).unwrap();
+            plain_trials += trials.len();
+            plain_seconds += trials.iter().map(|t| t.duration).sum::<f64>();
+            plain.push(lo.unwrap());
+        }
+        // Both find the same answers (within the width)…
+        for (g, p) in out.goals.iter().zip(&plain) {
+            let l = g.lower.unwrap();
+            assert!((l - p).abs() / p <= 0.01, "{l} vs {p}");
+        }
+        // …the search with fewer trials and under a third of the trial time.
+        assert!(
+            out.trials.len() < plain_trials,
+            "search {} trials, binary {plain_trials}",
+            out.trials.len()
+        );
+        assert!(
+            out.trial_seconds() * 3.0 < plain_seconds,
+            "search {} s, binary {plain_seconds} s",
+            out.trial_seconds()
+        );
+    }
+
+    #[test]
+    fn a_device_that_forwards_everything_gives_the_maximum() {
+        let c = config(100_000.0);
+        let mut fast = Simulated {
+            capacity: 1e9,
+            buffer: 0.0,
+        };
+        let out = search(&c, &mut fast, &mut |_| {}).unwrap();
+        assert!(out.converged);
+        assert_eq!(out.goals[0].lower, Some(100_000.0));
+        assert_eq!(out.goals[0].upper, None);
+        // One trial per phase at the maximum, plus the final repeat.
+        assert!(out.trials.len() <= 5, "{}", out.trials.len());
+    }
+
+    #[test]
+    fn a_device_that_loses_everything_gives_none() {
+        let c = config(100_000.0);
+        let mut dead = Simulated {
+            capacity: 0.0,
+            buffer: 0.0,
+        };
+        let out = search(&c, &mut dead, &mut |_| {}).unwrap();
+        assert_eq!(out.goals[0].lower, None);
+        assert_eq!(out.goals[1].lower, None);
+        assert!(out.trials.len() < 40, "{}", out.trials.len());
+    }
+
+    #[test]
+    fn the_trial_bound_stops_the_search_unconverged() {
+        let mut c = config(14_880_952.0);
+        c.max_trials = 3;
+        let out = search(&c, &mut dut(), &mut |_| {}).unwrap();
+        assert_eq!(out.trials.len(), 3);
+        assert!(!out.converged);
+    }
+}

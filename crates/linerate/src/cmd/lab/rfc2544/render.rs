@@ -1,0 +1,159 @@
+//! The human rendering of `lab rfc2544`: one table of NDR/PDR per frame size (frames/s, L1 and
+//! L2 bit rates, % of line rate), one of latency, and the generator-bound warnings.
+
+use linerate_units::{BitRate, PacketRate};
+
+use super::{Rate, Report};
+
+fn gbit(bps: f64) -> String {
+    format!("{:.3}", bps / 1e9)
+}
+
+fn cells(r: &Rate) -> [String; 4] {
+    [
+        format!("{:.0}", r.pps),
+        gbit(r.l1_bps),
+        gbit(r.l2_bps),
+        format!("{:.2}", r.line_rate_percent),
+    ]
+}
+
+/// Columns padded to their widest cell; the first left-aligned, the rest right-aligned.
+fn table(rows: &[Vec<String>]) -> String {
+    let n = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..n)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for r in rows {
+        let mut line = String::new();
+        for (c, cell) in r.iter().enumerate() {
+            if c == 0 {
+                line.push_str(&format!("{cell:<w$}", w = widths[c]));
+            } else {
+                line.push_str(&format!("  {cell:>w$}", w = widths[c]));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The report as text.
+pub fn text(r: &Report) -> String {
+    let s = &r.settings;
+    let mut out = format!(
+        "RFC 2544 throughput of lab {} (gen → dut → recv), line rate {} at L1 ({})\n\
+         search: NDR (no loss) and PDR (loss ≤ {}%), trials {} s to {} s over {} phase(s), \
+         width {}%, each final bound over {} trial(s)\n\n",
+        r.lab,
+        BitRate::from_bps_f64(r.link_bps).human(),
+        r.link_source,
+        s.pdr_loss_ratio * 100.0,
+        s.initial_trial_s,
+        s.trial_s,
+        s.phases,
+        s.width * 100.0,
+        s.repeat,
+    );
+    let mut rows = vec![vec![
+        "frame".to_owned(),
+        "NDR fps".into(),
+        "L1 Gbit/s".into(),
+        "L2 Gbit/s".into(),
+        "% line".into(),
+        "PDR fps".into(),
+        "L1 Gbit/s".into(),
+        "L2 Gbit/s".into(),
+        "% line".into(),
+        "trials".into(),
+        "time s".into(),
+    ]];
+    for f in &r.results {
+        let mut row = vec![if f.generator_bound {
+            format!("{} (!)", f.frame)
+        } else {
+            f.frame.clone()
+        }];
+        row.extend(cells(&f.ndr));
+        row.extend(cells(&f.pdr));
+        row.push(f.trial_count.to_string());
+        row.push(format!("{:.1}", f.search_seconds));
+        rows.push(row);
+    }
+    out.push_str(&table(&rows));
+    if r.results
+        .iter()
+        .any(|f| f.latency_us.iter().any(|l| l.latency.is_some()))
+    {
+        out.push_str("\none-way latency, µs (gen → recv)\n");
+        let mut rows = vec![vec![
+            "frame".to_owned(),
+            "load".into(),
+            "fps".into(),
+            "min".into(),
+            "p50".into(),
+            "p90".into(),
+            "p99".into(),
+            "max".into(),
+            "lost".into(),
+        ]];
+        for f in &r.results {
+            for l in &f.latency_us {
+                let mut row = vec![
+                    f.frame.clone(),
+                    format!("{:.0}% NDR", l.ndr_percent),
+                    format!("{:.0}", l.load_pps),
+                ];
+                match &l.latency {
+                    Some(x) => {
+                        row.extend([x.min, x.p50, x.p90, x.p99, x.max].map(|v| format!("{v:.1}")))
+                    }
+                    None => row.extend(std::iter::repeat_n("-".to_owned(), 5)),
+                }
+                row.push(l.lost.to_string());
+                rows.push(row);
+            }
+        }
+        out.push_str(&table(&rows));
+    }
+    out.push('\n');
+    for f in &r.results {
+        out.push_str(&format!(
+            "frame {}: generator alone {} into a sink; line rate {}; NDR upper bound {}{}\n",
+            f.frame,
+            PacketRate::from_pps(f.generator_ceiling_pps).human(),
+            PacketRate::from_pps(f.line_rate_pps).human(),
+            f.ndr_upper_pps
+                .map_or("none (the maximum load passed)".to_owned(), |u| format!(
+                    "{:.0} fps",
+                    u
+                )),
+            if f.converged {
+                ""
+            } else {
+                "; NOT converged (--max-trials reached)"
+            },
+        ));
+        if let Some(why) = &f.generator_bound_reason {
+            out.push_str(&format!(
+                "  (!) generator-bound: {why}; this measures the generator, not the DUT, whose \
+                 NDR may be higher (try more --threads, or a faster generator)\n"
+            ));
+        }
+        if f.ring_drops > 0 {
+            out.push_str(&format!(
+                "  the receiver's ring dropped {} frame(s) during the search (counted as loss)\n",
+                f.ring_drops
+            ));
+        }
+    }
+    out
+}

@@ -1,0 +1,238 @@
+//! `linerate lab rfc2544` on real router labs (namespaces, veth, nftables; each lab named after
+//! this process and taken down on drop, also when a test fails; every run bounded in time):
+//! the search finds the NDR of an nftables rate limit of 50 kpps on the DUT, its JSON has the
+//! `linerate.rfc2544/1` fields, and a DUT much faster than the generator is reported as
+//! generator-bound.
+
+#![forbid(unsafe_code)]
+
+mod support;
+
+use std::process::{Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use support::lab::Lab;
+use support::{program, require, root};
+
+/// The searches load both CPUs: one at a time, or each measures the other.
+static LOAD: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    LOAD.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Runs `linerate lab ARGS`, killed when it lasts more than `limit`.
+fn bounded(lab: &Lab, args: &[&str], limit: Duration) -> Output {
+    let mut child = lab
+        .cmd()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run linerate lab");
+    let started = Instant::now();
+    while child.try_wait().expect("wait for linerate").is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let out = child.wait_with_output().expect("collect linerate's output");
+            panic!(
+                "linerate lab {args:?} still ran after {limit:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    child.wait_with_output().expect("collect linerate's output")
+}
+
+/// A short search of 64-byte frames, as JSON.
+fn search(lab: &Lab, extra: &[&str]) -> Value {
+    let mut args = vec![
+        "rfc2544",
+        &lab.name,
+        "--frame",
+        "64",
+        "--trial",
+        "2s",
+        "--initial-trial",
+        "500ms",
+        "--latency-trial",
+        "500ms",
+        "--headroom-trial",
+        "1s",
+        "--json",
+        "--no-store",
+        "-q",
+    ];
+    args.extend_from_slice(extra);
+    let out = bounded(lab, &args, Duration::from_secs(300));
+    assert!(
+        out.status.success(),
+        "lab rfc2544 failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("lab rfc2544 --json prints JSON")
+}
+
+#[test]
+fn the_search_finds_the_ndr_of_a_50_kpps_rate_limit() {
+    require!(root(), program("nft"));
+    let _one = one_at_a_time();
+    let lab = Lab::new('r');
+    lab.ok(&["up", &lab.name, "--topology", "router"]);
+    // The DUT forwards at most 50 000 frames/s (a token bucket; its burst is what a 2 s trial
+    // adds on top: 1000 frames = 500 frames/s).
+    let rules = lab.state().join("limit.nft");
+    std::fs::write(
+        &rules,
+        "table inet lrlimit {\n  chain forward {\n    type filter hook forward priority 0; \
+         policy accept;\n    limit rate over 50000/second burst 1000 packets drop\n  }\n}\n",
+    )
+    .expect("write the ruleset");
+    let variant = format!("file:{}", rules.display());
+    lab.ok(&["firewall", &lab.name, &variant]);
+
+    let doc = search(&lab, &[]);
+    assert_eq!(doc["schema"], "linerate.rfc2544/1", "{doc}");
+    let r = &doc["results"][0];
+    assert_eq!(r["frame"], "64");
+    let ndr = r["ndr_pps"].as_f64().expect("ndr_pps");
+    let pdr = r["pdr_pps"].as_f64().expect("pdr_pps");
+    assert!(
+        (ndr - 50_000.0).abs() <= 2_500.0,
+        "NDR {ndr} frames/s is not within 5 % of the 50 kpps limit: {r}"
+    );
+    assert!(pdr >= ndr, "PDR {pdr} below NDR {ndr}");
+    // 10 Gbit/s (veth's nominal rate) carries 14 880 952 64-byte frames/s.
+    let line = r["line_rate_pps"].as_f64().expect("line_rate_pps");
+    assert!((line - 14_880_952.4).abs() < 1.0, "line rate {line}");
+    let pct = r["ndr"]["line_rate_percent"].as_f64().expect("percent");
+    assert!((pct - ndr / line * 100.0).abs() < 1e-9);
+    let l1 = r["ndr"]["l1_bps"].as_f64().expect("l1_bps");
+    assert!((l1 - ndr * 84.0 * 8.0).abs() < 1.0, "L1 {l1}");
+    // The limit is the DUT's, far below the generator's ceiling.
+    assert_eq!(r["generator_bound"], false, "{r}");
+    assert!(r["generator_ceiling_pps"].as_f64().expect("ceiling") > ndr * 1.2);
+    // Latency at 10, 50 and 90 % of NDR.
+    let lat = r["latency_us"].as_array().expect("latency_us");
+    assert_eq!(lat.len(), 3, "{r}");
+    for (l, pct) in lat.iter().zip([10.0, 50.0, 90.0]) {
+        assert_eq!(l["ndr_percent"], pct);
+        assert!(l["p50"].as_f64().expect("p50") > 0.0, "{l}");
+        assert!(l["p99"].as_f64() >= l["p50"].as_f64(), "{l}");
+    }
+    // The trials: the first at the maximum load, the last ones at the final duration.
+    let trials = r["trials"].as_array().expect("trials");
+    assert_eq!(r["trial_count"].as_u64(), Some(trials.len() as u64));
+    assert!(trials.len() >= 4 && trials.len() <= 60, "{}", trials.len());
+    assert_eq!(trials[0]["duration_s"], 0.5);
+    assert!(trials.iter().filter(|t| t["duration_s"] == 2.0).count() >= 2);
+    assert_eq!(r["converged"], true, "{r}");
+}
+
+#[test]
+fn a_dut_faster_than_the_generator_is_reported_generator_bound() {
+    require!(root());
+    let _one = one_at_a_time();
+    let lab = Lab::new('g');
+    // No limit on the DUT: the kernel forwards between veths faster than one generator
+    // thread, sharing the same CPUs, can send.
+    lab.ok(&["up", &lab.name, "--topology", "router"]);
+    let doc = search(&lab, &["--repeat", "1"]);
+    let r = &doc["results"][0];
+    assert_eq!(r["generator_bound"], true, "{r}");
+    assert!(
+        r["generator_bound_reason"]
+            .as_str()
+            .is_some_and(|s| s.contains("generator")),
+        "{r}"
+    );
+    // And the text says so.
+    let out = bounded(
+        &lab,
+        &[
+            "rfc2544",
+            &lab.name,
+            "--frame",
+            "64",
+            "--trial",
+            "1s",
+            "--initial-trial",
+            "500ms",
+            "--phases",
+            "2",
+            "--repeat",
+            "1",
+            "--latency-trial",
+            "200ms",
+            "--headroom-trial",
+            "1s",
+            "--no-store",
+            "-q",
+        ],
+        Duration::from_secs(300),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    assert!(text.contains("(!) generator-bound"), "{text}");
+}
+
+#[test]
+fn a_lab_without_a_dut_is_refused_clearly() {
+    require!(root());
+    let lab = Lab::new('p');
+    lab.ok(&["up", &lab.name]);
+    let err = lab.fails(&["rfc2544", &lab.name, "--frame", "64"]);
+    assert!(err.contains("router lab"), "{err}");
+    // Bad values name the flag.
+    let err = lab.fails(&["rfc2544", &lab.name, "--trial", "10"]);
+    assert!(err.contains("--trial"), "{err}");
+}
+
+#[test]
+fn lab_run_sends_pps_loads_with_the_frame_generator_and_keeps_sockets_on_request() {
+    require!(root());
+    let _one = one_at_a_time();
+    let lab = Lab::new('f');
+    let file = lab.state().join("pps.toml");
+    std::fs::write(
+        &file,
+        "[experiment]\nname = \"pps\"\nrepetitions = 1\n[lab]\ntopology = \"router\"\n\
+         [workload]\nmode = \"pps\"\nframe = 64\nduration = \"1s\"\n",
+    )
+    .expect("write the experiment");
+    let file = file.display().to_string();
+    let value = |extra: &[&str]| -> f64 {
+        let mut args = vec![
+            "run",
+            &file,
+            "--lab-name",
+            &lab.name,
+            "--json",
+            "--no-store",
+            "-q",
+        ];
+        args.extend_from_slice(extra);
+        let out = bounded(&lab, &args, Duration::from_secs(120));
+        assert!(
+            out.status.success(),
+            "lab run {extra:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: Value = serde_json::from_slice(&out.stdout).expect("lab run --json");
+        let run = &doc["runs"][0];
+        assert_eq!(run["measure"]["unit"], "packet/s", "{doc}");
+        run["measure"]["value"].as_f64().expect("a measured value")
+    };
+    // The plan names the generator.
+    let plan = lab.ok(&["check", &file]);
+    assert!(plan.contains("pps (frames: linerate gen)"), "{plan}");
+    // Frames through the DUT, counted at recv.
+    let frames = value(&[]);
+    assert!(frames > 1000.0, "{frames} frames/s");
+    // The old path, explicitly.
+    let sockets = value(&["--pps-generator", "socket"]);
+    assert!(sockets > 1000.0, "{sockets} packets/s");
+}
