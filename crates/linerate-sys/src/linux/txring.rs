@@ -85,6 +85,13 @@ impl TxRing {
     /// returning the frame length) and queues it. Returns false, without calling `fill`, when
     /// the ring is full (the kernel has not sent that slot yet).
     pub fn push(&mut self, fill: impl FnOnce(&mut [u8]) -> usize) -> bool {
+        self.push_indexed(|buf, _| fill(buf))
+    }
+
+    /// [`TxRing::push`], `fill` also given the slot's index (< [`TxRing::slots`]): a slot
+    /// keeps what was written into it, so a caller that remembers what each slot holds may
+    /// rewrite only what changes.
+    pub fn push_indexed(&mut self, fill: impl FnOnce(&mut [u8], usize) -> usize) -> bool {
         let slot = self.next;
         let status = self.ring.status(slot).load(Ordering::Acquire);
         if status & (TP_STATUS_SEND_REQUEST | TP_STATUS_SENDING) != 0 {
@@ -105,7 +112,7 @@ impl TxRing {
             )
         }
         .split_at_mut(VNET_LEN);
-        let len = fill(data).min(max);
+        let len = fill(data, slot).min(max);
         // virtio_net_hdr: no offloads, hdr_len (little-endian u16 at offset 2) the whole
         // frame, so the kernel copies it linear (max_frame() keeps len within u16).
         vnet.fill(0);

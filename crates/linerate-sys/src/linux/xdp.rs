@@ -232,6 +232,11 @@ impl XskTx {
         self.mode
     }
 
+    /// Chunks of the UMEM.
+    pub fn chunks(&self) -> usize {
+        self.umem.len() / CHUNK
+    }
+
     /// The largest frame a chunk holds.
     pub fn max_frame(&self) -> usize {
         CHUNK
@@ -256,6 +261,13 @@ impl XskTx {
     /// length) and puts it on the TX ring. Returns false, without calling `fill`, when no
     /// chunk is free or the TX ring is full.
     pub fn push(&mut self, fill: impl FnOnce(&mut [u8]) -> usize) -> bool {
+        self.push_indexed(|buf, _| fill(buf))
+    }
+
+    /// [`XskTx::push`], `fill` also given the chunk's index (< [`XskTx::chunks`]): a chunk
+    /// keeps what was written into it, so a caller that remembers what each chunk holds may
+    /// rewrite only what changes.
+    pub fn push_indexed(&mut self, fill: impl FnOnce(&mut [u8], usize) -> usize) -> bool {
         if self.free.is_empty() {
             self.reclaim();
         }
@@ -272,7 +284,7 @@ impl XskTx {
         // keeps any other borrow out.
         #[expect(unsafe_code)]
         let data = unsafe { std::slice::from_raw_parts_mut(self.umem.as_ptr().add(start), CHUNK) };
-        let len = fill(data).min(CHUNK);
+        let len = fill(data, start / CHUNK).min(CHUNK);
         // SAFETY: the TX entry at our producer index is free (fewer than size entries are
         // outstanding, checked above) and lies in the mapping; the kernel reads it only after
         // the producer is published in flush.

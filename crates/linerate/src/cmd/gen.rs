@@ -1,7 +1,10 @@
 //! `linerate gen`: a raw-frame generator. Ethernet/IPv4/UDP frames are built once per flow and
 //! size (`linerate_traffic::frame`), stamped per frame with linerate's signature, a sequence
-//! number and a send timestamp, and sent from one AF_PACKET `TPACKET_V2` transmit ring per
-//! thread (qdisc bypassed). A rate is held by sleeping between batches, never by spinning.
+//! number and a send timestamp, and sent by one of two engines, a socket per thread: AF_XDP
+//! (`linerate_sys::xdp`, one queue per thread) or an AF_PACKET `TPACKET_V2` transmit ring
+//! (qdisc bypassed). Each thread is pinned to its own CPU unless told not to. A slot reused
+//! for the same frame only gets its stamp and checksum rewritten. A rate is held by sleeping
+//! between batches, never by spinning.
 //! With `--receive` it is the matching counter instead (`gen/receive.rs`).
 
 #[cfg(target_os = "linux")]
@@ -23,7 +26,16 @@ use linerate_units::{BitRate, Duration, PacketRate};
                         linerate gen --dev veth0 --dst-ip 198.19.0.2 --frame imix --rate 100kpps\n  \
                         linerate gen --dev veth0 --dst-ip 198.19.0.2 --frame 64,1518 \
                         --threads 2 --flows 16 --count 1000000 --json\n  \
+                        linerate gen --dev veth0 --src-ip 198.19.0.1 --dst-ip 198.19.0.2 \
+                        --threads 2 --cpu 0,1 \
+                        --engine packet\n  \
                         linerate gen --receive --dev veth1 -t 10s --json\n\n\
+                        --engine auto uses AF_XDP (zero-copy where the driver supports it, \
+                        else copy mode) when every thread gets a queue of --dev, else the \
+                        AF_PACKET ring, and says why (engine_fallback). The linerate.gen/1 \
+                        JSON has sent_frames, sent_bytes, seconds, sent_pps, sent_l2_bps, \
+                        engine, engine_detail and threads[] {thread, sent_frames, sent_pps, \
+                        pinned, cpu, queue}.\n\n\
                         --receive counts, on --dev, only frames carrying linerate gen's \
                         signature: loss, duplicates and reordering from their sequence \
                         numbers (per sending thread and source address, between the first and \
@@ -320,10 +332,19 @@ mod imp {
     }
 
     impl Tx {
-        fn push(&mut self, fill: impl FnOnce(&mut [u8]) -> usize) -> bool {
+        /// Queues one frame; `fill` is given the buffer and its slot (or chunk) index.
+        fn push(&mut self, fill: impl FnOnce(&mut [u8], usize) -> usize) -> bool {
             match self {
-                Tx::Packet(r) => r.push(fill),
-                Tx::Xdp(x, _) => x.push(fill),
+                Tx::Packet(r) => r.push_indexed(fill),
+                Tx::Xdp(x, _) => x.push_indexed(fill),
+            }
+        }
+
+        /// Slots (packet) or chunks (xdp): the range of the index `push` gives.
+        fn slots(&self) -> usize {
+            match self {
+                Tx::Packet(r) => r.slots(),
+                Tx::Xdp(x, _) => x.chunks(),
             }
         }
 
@@ -674,6 +695,9 @@ mod imp {
             }
             let flows = self.templates.len();
             let cycle = self.templates[0].len();
+            // Which template each slot holds (usize::MAX: none yet): a slot reused for the
+            // same frame only gets its stamp and checksum rewritten.
+            let mut held = vec![usize::MAX; ring.slots()];
             let seq_base = u64::from(self.thread) << 56;
             let start = Instant::now();
             let mut sent = 0u64;
@@ -702,9 +726,19 @@ mod imp {
                     .unwrap_or(0);
                 let mut pushed = 0u64;
                 while pushed < room {
-                    let t = &self.templates[i % flows][i % cycle];
+                    let (f, c) = (i % flows, i % cycle);
+                    let t = &self.templates[f][c];
+                    let id = f * cycle + c;
                     let seq = seq_base | (sent + pushed);
-                    if !ring.push(|buf| t.stamp(buf, seq, ts)) {
+                    let pushed_one = ring.push(|buf, slot| match held.get_mut(slot) {
+                        Some(h) if *h == id => t.restamp(buf, seq, ts),
+                        Some(h) => {
+                            *h = id;
+                            t.stamp(buf, seq, ts)
+                        }
+                        None => t.stamp(buf, seq, ts),
+                    });
+                    if !pushed_one {
                         break;
                     }
                     bytes += (t.bytes().len() + frame::FCS) as u64;
