@@ -96,6 +96,34 @@ fn counted_frames_arrive_at_the_peer_with_their_size() {
 }
 
 #[test]
+fn frames_just_below_a_slot_size_fit_the_packet_ring() {
+    require!(namespaces());
+    let (a, b, mac) = pair();
+    a.ip(&["link", "set", "lrgen-a", "mtu", "9000"]);
+    b.ip(&["link", "set", "lrgen-b", "mtu", "9000"]);
+    // 2016 bytes: with the slot's headers just over 2048; 4064 just over 4096.
+    for size in ["2016", "4064"] {
+        let (p0, _) = rx(&b);
+        let doc = gen_json(
+            &a,
+            &mac,
+            &["--engine", "packet", "--frame", size, "--count", "100"],
+        );
+        assert_eq!(doc["sent_frames"], 100, "{doc}");
+        assert_eq!(doc["threads"][0]["wrong_format"], 0, "{doc}");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while rx(&b).0 - p0 < 100 && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        assert!(
+            rx(&b).0 - p0 >= 100,
+            "frame {size}: {} arrived",
+            rx(&b).0 - p0
+        );
+    }
+}
+
+#[test]
 fn a_paced_imix_run_holds_its_rate() {
     require!(namespaces());
     let (a, _b, mac) = pair();

@@ -543,7 +543,9 @@ mod imp {
             (None, None) => 10.0,
         };
         let largest = order.iter().copied().max().unwrap_or(64);
-        let slot = (largest + 32).next_power_of_two().max(2048);
+        // A packet ring slot holds the tpacket2 header (32 bytes), the virtio_net_hdr (10)
+        // and the frame without FCS.
+        let slot = (largest + 32 + 10).next_power_of_two().max(2048);
         // Templates per flow and size, indexed [flow][size position in order].
         let mut templates = Vec::new();
         for f in 0..args.flows {
