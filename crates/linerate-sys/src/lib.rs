@@ -45,7 +45,9 @@ pub mod sysctl;
 mod linux;
 
 #[cfg(target_os = "linux")]
-pub use linux::{affinity, ethtool, netlink, netns, packet, perf, rxring, socket, thread, txring};
+pub use linux::{
+    affinity, ethtool, netlink, netns, packet, perf, rxring, socket, thread, txring, xdp,
+};
 
 #[cfg(target_os = "freebsd")]
 mod freebsd;

@@ -13,3 +13,4 @@ mod shared_map;
 pub mod socket;
 pub mod thread;
 pub mod txring;
+pub mod xdp;

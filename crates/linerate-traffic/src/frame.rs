@@ -120,6 +120,14 @@ impl Template {
     pub fn stamp(&self, out: &mut [u8], seq: u64, ts_ns: u64) -> usize {
         let n = self.bytes.len();
         out[..n].copy_from_slice(&self.bytes);
+        self.restamp(out, seq, ts_ns)
+    }
+
+    /// Rewrites only the stamp and the UDP checksum of a frame [`Template::stamp`] wrote into
+    /// `out` before (from this template): what a ring slot reused for the same frame needs.
+    /// Returns the frame's length.
+    pub fn restamp(&self, out: &mut [u8], seq: u64, ts_ns: u64) -> usize {
+        let n = self.bytes.len();
         let s = &mut out[STAMP_OFFSET + 4..STAMP_OFFSET + STAMP_LEN];
         s[0..8].copy_from_slice(&seq.to_be_bytes());
         s[8..14].copy_from_slice(&ts_ns.to_be_bytes()[2..8]);
@@ -265,6 +273,20 @@ mod tests {
         let want = fold(sum_words(&z[26..34]) + 17 + u32::from(udp_len) + sum_words(&z[34..]));
         assert_eq!(got, if want == 0 { 0xffff } else { want });
         assert_eq!(u16::from_be_bytes([z[34], z[35]]), 10003);
+    }
+
+    #[test]
+    fn restamping_a_reused_buffer_equals_a_fresh_stamp() {
+        let t = Template::new(&flow(), 200).unwrap();
+        let mut reused = vec![0u8; 200];
+        t.stamp(&mut reused, 1, 1);
+        for (seq, ts) in [(2, 5), (u64::MAX, 1 << 40), (0, 0)] {
+            let n = t.restamp(&mut reused, seq, ts);
+            let mut fresh = vec![0u8; 200];
+            assert_eq!(t.stamp(&mut fresh, seq, ts), n);
+            assert_eq!(reused[..n], fresh[..n]);
+            assert!(udp_ok(&reused[..n]));
+        }
     }
 
     #[test]

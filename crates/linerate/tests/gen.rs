@@ -15,11 +15,19 @@ use support::{namespaces, require};
 
 /// Side a (198.18.60.1) and side b (198.18.60.2) joined by a veth pair; b's MAC.
 fn pair() -> (Netns, Netns, String) {
+    pair_with_queues(1)
+}
+
+/// [`pair`] with `queues` transmit and receive queues on each side.
+fn pair_with_queues(queues: u32) -> (Netns, Netns, String) {
     let a = Netns::with_loopback("gen");
     let b = Netns::with_loopback("gen");
+    let q = queues.to_string();
     let out = std::process::Command::new("ip")
-        .args(["link", "add", "lrgen-a", "netns", a.name(), "type", "veth"])
+        .args(["link", "add", "lrgen-a", "netns", a.name()])
+        .args(["numtxqueues", &q, "numrxqueues", &q, "type", "veth"])
         .args(["peer", "name", "lrgen-b", "netns", b.name()])
+        .args(["numtxqueues", &q, "numrxqueues", &q])
         .output()
         .expect("run ip link add");
     assert!(out.status.success(), "ip link add: {out:?}");
@@ -85,6 +93,34 @@ fn counted_frames_arrive_at_the_peer_with_their_size() {
     // 128-byte frames on the wire are 124 bytes without the FCS, as the kernel counts them.
     assert!(bytes - b0 >= 20000 * 124, "bytes {}", bytes - b0);
     assert!(bytes - b0 < 20000 * 124 + 10 * 200, "bytes {}", bytes - b0);
+}
+
+#[test]
+fn frames_just_below_a_slot_size_fit_the_packet_ring() {
+    require!(namespaces());
+    let (a, b, mac) = pair();
+    a.ip(&["link", "set", "lrgen-a", "mtu", "9000"]);
+    b.ip(&["link", "set", "lrgen-b", "mtu", "9000"]);
+    // 2016 bytes: with the slot's headers just over 2048; 4064 just over 4096.
+    for size in ["2016", "4064"] {
+        let (p0, _) = rx(&b);
+        let doc = gen_json(
+            &a,
+            &mac,
+            &["--engine", "packet", "--frame", size, "--count", "100"],
+        );
+        assert_eq!(doc["sent_frames"], 100, "{doc}");
+        assert_eq!(doc["threads"][0]["wrong_format"], 0, "{doc}");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while rx(&b).0 - p0 < 100 && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        assert!(
+            rx(&b).0 - p0 >= 100,
+            "frame {size}: {} arrived",
+            rx(&b).0 - p0
+        );
+    }
 }
 
 #[test]
@@ -163,25 +199,26 @@ fn receiver_json(child: std::process::Child) -> Value {
     serde_json::from_slice(&out.stdout).expect("gen --receive --json prints JSON")
 }
 
-#[test]
-fn the_receiver_counts_every_frame_and_a_udp_socket_gets_them() {
+/// A UDP socket on 198.18.60.2:9 in `b`, counting datagrams that start with linerate's
+/// signature until `want` (or 15 s): the receiving kernel hands it only datagrams whose IPv4
+/// and UDP checksums are right. Returns once the socket is bound.
+fn udp_counter(b: &Netns, want: u64) -> std::thread::JoinHandle<std::io::Result<u64>> {
     use std::os::fd::AsFd as _;
-    require!(namespaces());
-    let (a, b, mac) = pair();
-    // A UDP socket in b: the receiving kernel hands it only datagrams whose IPv4 and UDP
-    // checksums are right.
     let path = linerate_sys::netns::named_path(b.name());
     let (ready_tx, ready_rx) = std::sync::mpsc::channel();
     let udp = std::thread::spawn(move || {
         let ns = linerate_sys::netns::open_named(&path).expect("open namespace b");
         linerate_sys::netns::run_in(ns.as_fd(), || -> std::io::Result<u64> {
             let s = std::net::UdpSocket::bind("198.18.60.2:9")?;
+            // Room for bursts while this thread waits for a CPU on a busy machine.
+            nix::sys::socket::setsockopt(&s, nix::sys::socket::sockopt::RcvBufForce, &(8 << 20))
+                .map_err(std::io::Error::from)?;
             s.set_read_timeout(Some(std::time::Duration::from_millis(200)))?;
             ready_tx.send(()).ok();
             let mut buf = [0u8; 2048];
             let mut n = 0;
             let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
-            while n < 5000 && std::time::Instant::now() < deadline {
+            while n < want && std::time::Instant::now() < deadline {
                 match s.recv(&mut buf) {
                     Ok(len) if len >= 4 && buf[..4] == *b"LRg1" => n += 1,
                     Ok(_) => {}
@@ -200,13 +237,26 @@ fn the_receiver_counts_every_frame_and_a_udp_socket_gets_them() {
     ready_rx
         .recv_timeout(std::time::Duration::from_secs(10))
         .expect("UDP socket bound");
+    udp
+}
+
+#[test]
+fn the_receiver_counts_every_frame_and_a_udp_socket_gets_them() {
+    require!(namespaces());
+    let (a, b, mac) = pair();
+    let udp = udp_counter(&b, 5000);
     let rx = receiver(&b, "lrgen-b", 5000);
     let sent = gen_json(
         &a,
         &mac,
-        &["--frame", "64,200", "--rate", "20kpps", "--count", "5000"],
+        // The packet engine (auto picks AF_XDP here, which has its own test below); 5000
+        // frames reuse slots of its 4096-slot ring, so restamped frames are checked too.
+        &[
+            "--engine", "packet", "--frame", "64,200", "--rate", "20kpps", "--count", "5000",
+        ],
     );
     assert_eq!(sent["sent_frames"], 5000, "{sent}");
+    assert_eq!(sent["engine"], "packet", "{sent}");
     let got = receiver_json(rx);
     assert_eq!(got["schema"], "linerate.gen-receive/1");
     assert_eq!(got["received_frames"], 5000, "{got}");
@@ -340,4 +390,127 @@ fn imix_proportions_are_exact_and_the_rate_is_held_within_two_percent() {
         (rx_pps - 8000.0).abs() <= 8000.0 * 0.02,
         "received {rx_pps} frames/s, sent at 8000"
     );
+}
+
+#[test]
+fn the_xdp_engine_delivers_valid_frames() {
+    require!(namespaces());
+    let (a, b, mac) = pair();
+    let udp = udp_counter(&b, 3000);
+    let rx = receiver(&b, "lrgen-b", 3000);
+    let sent = gen_json(
+        &a,
+        &mac,
+        &[
+            "--engine", "xdp", "--frame", "64,300", "--rate", "20kpps", "--count", "3000",
+        ],
+    );
+    assert_eq!(sent["engine"], "xdp", "{sent}");
+    assert!(
+        sent["engine_detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("AF_XDP")),
+        "{sent}"
+    );
+    assert_eq!(sent["sent_frames"], 3000, "{sent}");
+    assert_eq!(sent["threads"][0]["queue"], 0, "{sent}");
+    let got = receiver_json(rx);
+    assert_eq!(got["received_frames"], 3000, "{got}");
+    assert_eq!(got["lost_frames"], 0, "{got}");
+    assert_eq!(got["duplicate_frames"], 0, "{got}");
+    assert_eq!(got["received_bytes"], 1500 * 64 + 1500 * 300, "{got}");
+    let udp_got = udp.join().expect("UDP thread").expect("UDP receive");
+    assert_eq!(udp_got, 3000, "the UDP socket got {udp_got} of 3000");
+}
+
+#[test]
+fn xdp_needs_a_queue_per_thread_and_auto_says_why_it_fell_back() {
+    require!(namespaces());
+    let (a, _b, mac) = pair();
+    let out = a
+        .linerate()
+        .args(["gen", "--dev", "lrgen-a", "--src-ip", "198.18.60.1"])
+        .args([
+            "--dst-ip",
+            "198.18.60.2",
+            "--dst-mac",
+            &mac,
+            "--count",
+            "10",
+        ])
+        .args(["--engine", "xdp", "--threads", "2"])
+        .output()
+        .expect("run linerate gen");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("needs 2 queues on lrgen-a"), "{err}");
+    let doc = gen_json(&a, &mac, &["--threads", "2", "--count", "1000"]);
+    assert_eq!(doc["engine"], "packet", "{doc}");
+    assert!(
+        doc["engine_fallback"]
+            .as_str()
+            .is_some_and(|w| w.contains("queues")),
+        "{doc}"
+    );
+    assert_eq!(doc["sent_frames"], 1000, "{doc}");
+}
+
+#[test]
+fn each_thread_is_pinned_to_its_cpu_and_says_so() {
+    require!(namespaces());
+    let (a, _b, mac) = pair_with_queues(2);
+    let allowed = linerate_sys::affinity::allowed_cpus();
+    let (first, last) = (allowed[0], allowed[allowed.len() - 1]);
+    let list = format!("{last},{first}");
+    for engine in ["packet", "xdp"] {
+        let doc = gen_json(
+            &a,
+            &mac,
+            &[
+                "--engine",
+                engine,
+                "--threads",
+                "2",
+                "--cpu",
+                &list,
+                "--count",
+                "2000",
+            ],
+        );
+        assert_eq!(doc["engine"], engine, "{doc}");
+        let t = doc["threads"].as_array().expect("threads");
+        assert_eq!(t.len(), 2, "{doc}");
+        assert_eq!(t[0]["pinned"], true, "{doc}");
+        assert_eq!(t[0]["cpu"], last, "{doc}");
+        assert_eq!(t[1]["pinned"], true, "{doc}");
+        assert_eq!(t[1]["cpu"], first, "{doc}");
+        assert_eq!(doc["sent_frames"], 2000, "{doc}");
+    }
+    // Automatic placement: the allowed CPUs in order.
+    let doc = gen_json(&a, &mac, &["--threads", "2", "--count", "2000"]);
+    let t = doc["threads"].as_array().expect("threads");
+    assert_eq!(t[0]["cpu"], first, "{doc}");
+    assert_eq!(t[1]["cpu"], allowed[1 % allowed.len()], "{doc}");
+    let doc = gen_json(&a, &mac, &["--threads", "2", "--no-pin", "--count", "2000"]);
+    let t = doc["threads"].as_array().expect("threads");
+    assert_eq!(t[0]["pinned"], false, "{doc}");
+    assert_eq!(t[1]["pinned"], false, "{doc}");
+    // A CPU this process may not use is refused by name.
+    let out = a
+        .linerate()
+        .args(["gen", "--dev", "lrgen-a", "--src-ip", "198.18.60.1"])
+        .args([
+            "--dst-ip",
+            "198.18.60.2",
+            "--dst-mac",
+            &mac,
+            "--count",
+            "10",
+        ])
+        .args(["--cpu", "4000"])
+        .output()
+        .expect("run linerate gen");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("CPU 4000"), "{err}");
 }

@@ -11,6 +11,7 @@ use super::shared_map::SharedMap;
 pub(super) const SOL_PACKET: libc::c_int = 263;
 const PACKET_VERSION: libc::c_int = 10;
 const PACKET_QDISC_BYPASS: libc::c_int = 20;
+const PACKET_VNET_HDR: libc::c_int = 15;
 const TPACKET_V2: libc::c_int = 1;
 
 /// `struct tpacket_req`.
@@ -33,6 +34,8 @@ pub(super) struct RingKind {
     pub protocol: u16,
     /// `PACKET_QDISC_BYPASS`.
     pub qdisc_bypass: bool,
+    /// `PACKET_VNET_HDR`: each frame is preceded by a `struct virtio_net_hdr`.
+    pub vnet_hdr: bool,
 }
 
 /// A packet socket with its mapped ring of `slots` slots of `slot_size` bytes.
@@ -72,6 +75,9 @@ impl PacketRing {
         let fd = super::packet::raw_socket()?;
         let b = fd.as_fd();
         crate::socket::set_int_option(b, SOL_PACKET, PACKET_VERSION, TPACKET_V2)?;
+        if kind.vnet_hdr {
+            crate::socket::set_int_option(b, SOL_PACKET, PACKET_VNET_HDR, 1)?;
+        }
         if kind.qdisc_bypass {
             crate::socket::set_int_option(b, SOL_PACKET, PACKET_QDISC_BYPASS, 1)?;
         }

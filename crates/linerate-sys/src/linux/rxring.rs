@@ -49,6 +49,7 @@ impl RxRing {
             min_slot: 128,
             protocol: libc::ETH_P_ALL as u16,
             qdisc_bypass: false,
+            vnet_hdr: false,
         };
         Ok(RxRing {
             ring: PacketRing::open(ifname, kind, slot_size, slots)?,

@@ -16,8 +16,23 @@ pub(crate) struct SharedMap {
 impl SharedMap {
     /// Maps `len` bytes of `fd` shared and read-write.
     pub(crate) fn new(fd: BorrowedFd<'_>, len: usize) -> io::Result<SharedMap> {
+        Self::new_at(fd, len, 0)
+    }
+
+    /// Maps `len` bytes of `fd` shared and read-write from `offset` (the kernel's way of
+    /// naming one of several rings of a socket, as AF_XDP does).
+    pub(crate) fn new_at(fd: BorrowedFd<'_>, len: usize, offset: i64) -> io::Result<SharedMap> {
         Ok(SharedMap {
-            ptr: map_shared(fd, len)?,
+            ptr: map(Some(fd), len, offset)?,
+            len,
+        })
+    }
+
+    /// `len` bytes of fresh zeroed memory, page-aligned, that may be shared with the kernel
+    /// by registering it (an AF_XDP UMEM).
+    pub(crate) fn anonymous(len: usize) -> io::Result<SharedMap> {
+        Ok(SharedMap {
+            ptr: map(None, len, 0)?,
             len,
         })
     }
@@ -44,20 +59,26 @@ impl Drop for SharedMap {
     }
 }
 
-/// Maps `len` bytes of `fd` shared and read-write at an address the kernel chooses.
+/// Maps `len` bytes of `fd` (from `offset`), or anonymous memory when `fd` is None, shared
+/// and read-write at an address the kernel chooses.
 #[expect(unsafe_code)]
-fn map_shared(fd: BorrowedFd<'_>, len: usize) -> io::Result<NonNull<u8>> {
-    // SAFETY: a fresh shared mapping of the descriptor's kernel buffer; the kernel checks len
-    // against the object it set up (ring size, 1 + 2^n perf pages). No existing
-    // memory is affected: the kernel chooses the address.
+fn map(fd: Option<BorrowedFd<'_>>, len: usize, offset: i64) -> io::Result<NonNull<u8>> {
+    let (flags, raw) = match fd {
+        Some(fd) => (libc::MAP_SHARED, fd.as_raw_fd()),
+        None => (libc::MAP_SHARED | libc::MAP_ANONYMOUS, -1),
+    };
+    // SAFETY: a fresh shared mapping of the descriptor's kernel buffer (or of new anonymous
+    // memory); the kernel checks len and offset against the object it set up (ring size,
+    // 1 + 2^n perf pages, an AF_XDP ring). No existing memory is affected: the kernel chooses
+    // the address.
     let p = unsafe {
         libc::mmap(
             std::ptr::null_mut(),
             len,
             libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED,
-            fd.as_raw_fd(),
-            0,
+            flags,
+            raw,
+            offset,
         )
     };
     if p == libc::MAP_FAILED {

@@ -2,6 +2,13 @@
 //! kernel (mmap), handed over by flipping each slot's status and sent in batches by one empty
 //! `sendto`. The socket is bound with protocol 0, so it receives nothing (a generator's own
 //! socket must not queue the traffic it meets), and can bypass the qdisc.
+//!
+//! Each slot's frame is preceded by a `struct virtio_net_hdr` (`PACKET_VNET_HDR`) whose
+//! `hdr_len` covers the whole frame: the kernel then copies the frame into the skb's linear
+//! area instead of pointing page fragments at the ring. Fragments pointing at a ring page
+//! must be copied again into freshly allocated pages as soon as the skb crosses into another
+//! namespace (veth's `__dev_forward_skb` → `skb_copy_ubufs`): a page allocation per frame,
+//! which copying small frames once avoids.
 
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
@@ -18,6 +25,8 @@ const TP_STATUS_WRONG_FORMAT: u32 = 4;
 const DATA_OFFSET: usize = 32;
 /// Offset of `tp_len` in `struct tpacket2_hdr`.
 const LEN_OFFSET: usize = 4;
+/// `sizeof(struct virtio_net_hdr)`, in front of each frame.
+const VNET_LEN: usize = 10;
 
 /// A transmit ring of one packet socket bound to one interface.
 #[derive(Debug)]
@@ -47,6 +56,7 @@ impl TxRing {
             min_slot: 64,
             protocol: 0,
             qdisc_bypass,
+            vnet_hdr: true,
         };
         Ok(TxRing {
             ring: PacketRing::open(ifname, kind, slot_size, slots)?,
@@ -58,7 +68,7 @@ impl TxRing {
 
     /// The largest frame a slot holds.
     pub fn max_frame(&self) -> usize {
-        self.ring.slot_size - DATA_OFFSET
+        (self.ring.slot_size - DATA_OFFSET - VNET_LEN).min(usize::from(u16::MAX))
     }
 
     /// Slots in the ring.
@@ -75,6 +85,13 @@ impl TxRing {
     /// returning the frame length) and queues it. Returns false, without calling `fill`, when
     /// the ring is full (the kernel has not sent that slot yet).
     pub fn push(&mut self, fill: impl FnOnce(&mut [u8]) -> usize) -> bool {
+        self.push_indexed(|buf, _| fill(buf))
+    }
+
+    /// [`TxRing::push`], `fill` also given the slot's index (< [`TxRing::slots`]): a slot
+    /// keeps what was written into it, so a caller that remembers what each slot holds may
+    /// rewrite only what changes.
+    pub fn push_indexed(&mut self, fill: impl FnOnce(&mut [u8], usize) -> usize) -> bool {
         let slot = self.next;
         let status = self.ring.status(slot).load(Ordering::Acquire);
         if status & (TP_STATUS_SEND_REQUEST | TP_STATUS_SENDING) != 0 {
@@ -88,10 +105,18 @@ impl TxRing {
         // SEND_REQUEST nor SENDING, the kernel does not touch it until we set the status
         // below; &mut self keeps any other borrow of the ring out.
         #[expect(unsafe_code)]
-        let data = unsafe {
-            std::slice::from_raw_parts_mut(self.ring.slot_ptr(slot).add(DATA_OFFSET), max)
-        };
-        let len = fill(data).min(max);
+        let (vnet, data) = unsafe {
+            std::slice::from_raw_parts_mut(
+                self.ring.slot_ptr(slot).add(DATA_OFFSET),
+                VNET_LEN + max,
+            )
+        }
+        .split_at_mut(VNET_LEN);
+        let len = fill(data, slot).min(max);
+        // virtio_net_hdr: no offloads, hdr_len (little-endian u16 at offset 2) the whole
+        // frame, so the kernel copies it linear (max_frame() keeps len within u16).
+        vnet.fill(0);
+        vnet[2..4].copy_from_slice(&(len as u16).to_le_bytes());
         // SAFETY: tp_len is the aligned u32 at offset 4 of the slot header, inside the mapping.
         #[expect(unsafe_code)]
         unsafe {
@@ -99,7 +124,7 @@ impl TxRing {
                 .slot_ptr(slot)
                 .add(LEN_OFFSET)
                 .cast::<u32>()
-                .write_volatile(len as u32);
+                .write_volatile((VNET_LEN + len) as u32);
         }
         self.ring
             .status(slot)

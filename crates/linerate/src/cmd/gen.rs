@@ -1,7 +1,10 @@
 //! `linerate gen`: a raw-frame generator. Ethernet/IPv4/UDP frames are built once per flow and
 //! size (`linerate_traffic::frame`), stamped per frame with linerate's signature, a sequence
-//! number and a send timestamp, and sent from one AF_PACKET `TPACKET_V2` transmit ring per
-//! thread (qdisc bypassed). A rate is held by sleeping between batches, never by spinning.
+//! number and a send timestamp, and sent by one of two engines, a socket per thread: AF_XDP
+//! (`linerate_sys::xdp`, one queue per thread) or an AF_PACKET `TPACKET_V2` transmit ring
+//! (qdisc bypassed). Each thread is pinned to its own CPU unless told not to. A slot reused
+//! for the same frame only gets its stamp and checksum rewritten. A rate is held by sleeping
+//! between batches, never by spinning.
 //! With `--receive` it is the matching counter instead (`gen/receive.rs`).
 
 #[cfg(target_os = "linux")]
@@ -23,7 +26,16 @@ use linerate_units::{BitRate, Duration, PacketRate};
                         linerate gen --dev veth0 --dst-ip 198.19.0.2 --frame imix --rate 100kpps\n  \
                         linerate gen --dev veth0 --dst-ip 198.19.0.2 --frame 64,1518 \
                         --threads 2 --flows 16 --count 1000000 --json\n  \
+                        linerate gen --dev veth0 --src-ip 198.19.0.1 --dst-ip 198.19.0.2 \
+                        --threads 2 --cpu 0,1 \
+                        --engine packet\n  \
                         linerate gen --receive --dev veth1 -t 10s --json\n\n\
+                        --engine auto uses AF_XDP (zero-copy where the driver supports it, \
+                        else copy mode) when every thread gets a queue of --dev, else the \
+                        AF_PACKET ring, and says why (engine_fallback). The linerate.gen/1 \
+                        JSON has sent_frames, sent_bytes, seconds, sent_pps, sent_l2_bps, \
+                        engine, engine_detail and threads[] {thread, sent_frames, sent_pps, \
+                        pinned, cpu, queue}.\n\n\
                         --receive counts, on --dev, only frames carrying linerate gen's \
                         signature: loss, duplicates and reordering from their sequence \
                         numbers (per sending thread and source address, between the first and \
@@ -58,6 +70,20 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u16).range(1..=256))]
     pub threads: u16,
+
+    /// Sending engine: auto (AF_XDP where it binds, else packet), packet (AF_PACKET TX ring),
+    /// xdp (AF_XDP, zero-copy where the driver supports it, else copy mode)
+    #[arg(long, value_name = "ENGINE", value_enum, default_value_t = Engine::Auto)]
+    pub engine: Engine,
+
+    /// CPUs to pin the sending threads to, one each in turn, e.g. 0,1 or 2-3 (default: the
+    /// CPUs this process may use, in order)
+    #[arg(long, value_name = "LIST", value_parser = parse_cpus, conflicts_with = "no_pin")]
+    pub cpu: Option<CpuList>,
+
+    /// Do not pin the sending threads: the scheduler places them
+    #[arg(long)]
+    pub no_pin: bool,
 
     /// Flows: the UDP source port steps through N values, so RSS and conntrack see N flows
     #[arg(long, value_name = "N", default_value_t = 1,
@@ -96,6 +122,48 @@ pub struct Args {
     /// Print the result as JSON (schema linerate.gen/1; with --receive linerate.gen-receive/1)
     #[arg(long)]
     pub json: bool,
+}
+
+/// How frames are handed to the kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Engine {
+    /// AF_XDP where the interface takes an AF_XDP socket per thread, else packet.
+    Auto,
+    /// An AF_PACKET `TPACKET_V2` transmit ring per thread, qdisc bypassed.
+    Packet,
+    /// An AF_XDP socket per thread, each on its own queue of the interface.
+    Xdp,
+}
+
+/// CPU numbers, in the order given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CpuList(pub Vec<usize>);
+
+/// Parses a CPU list: `0,2`, `0-3`, `0-1,4`.
+fn parse_cpus(s: &str) -> Result<CpuList, String> {
+    let mut cpus = Vec::new();
+    for part in s.split(',') {
+        let part = part.trim();
+        let num = |v: &str| {
+            v.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("--cpu '{s}': '{v}' is not a CPU number"))
+        };
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (num(a)?, num(b)?);
+                if a > b {
+                    return Err(format!("--cpu '{s}': range '{part}' runs backwards"));
+                }
+                cpus.extend(a..=b);
+            }
+            None => cpus.push(num(part)?),
+        }
+    }
+    if cpus.is_empty() {
+        return Err(format!("--cpu '{s}': no CPU given"));
+    }
+    Ok(CpuList(cpus))
 }
 
 /// A send rate.
@@ -208,6 +276,7 @@ mod imp {
 
     use anyhow::Context as _;
     use linerate_sys::txring::TxRing;
+    use linerate_sys::xdp::{XdpMode, XskTx};
     use linerate_traffic::frame::{FlowAddr, Template};
     use serde::Serialize;
 
@@ -224,6 +293,13 @@ mod imp {
         seconds: f64,
         sent_pps: f64,
         sent_l2_bps: f64,
+        /// `packet` or `xdp`: the engine used.
+        engine: &'static str,
+        /// How the engine sends (ring kind, AF_XDP copy or zero-copy).
+        engine_detail: String,
+        /// Why `--engine auto` did not use AF_XDP (absent otherwise).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        engine_fallback: Option<String>,
         threads: Vec<ThreadReport>,
     }
 
@@ -235,9 +311,194 @@ mod imp {
         seconds: f64,
         sent_pps: f64,
         wrong_format: u64,
+        /// Whether the thread was pinned to one CPU.
+        pinned: bool,
+        /// The CPU it was pinned to, or (unpinned) the one it ran on last.
+        cpu: Option<usize>,
+        /// The interface queue of its AF_XDP socket (xdp engine only).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        queue: Option<u32>,
     }
 
-    const BATCH: usize = 64;
+    /// Frames stamped and queued between two kicks of the kernel.
+    const BATCH: usize = 256;
+    /// Slots of each AF_PACKET ring / chunks of each AF_XDP UMEM.
+    const RING_FRAMES: usize = 4096;
+
+    /// One thread's way to the kernel.
+    enum Tx {
+        Packet(TxRing),
+        Xdp(XskTx, u32),
+    }
+
+    impl Tx {
+        /// Queues one frame; `fill` is given the buffer and its slot (or chunk) index.
+        fn push(&mut self, fill: impl FnOnce(&mut [u8], usize) -> usize) -> bool {
+            match self {
+                Tx::Packet(r) => r.push_indexed(fill),
+                Tx::Xdp(x, _) => x.push_indexed(fill),
+            }
+        }
+
+        /// Slots (packet) or chunks (xdp): the range of the index `push` gives.
+        fn slots(&self) -> usize {
+            match self {
+                Tx::Packet(r) => r.slots(),
+                Tx::Xdp(x, _) => x.chunks(),
+            }
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            match self {
+                Tx::Packet(r) => r.flush(),
+                Tx::Xdp(x, _) => x.flush(),
+            }
+        }
+
+        fn wait(&mut self, timeout: std::time::Duration) -> std::io::Result<()> {
+            match self {
+                Tx::Packet(r) => r.wait(timeout),
+                Tx::Xdp(x, _) => x.wait(timeout),
+            }
+        }
+
+        /// Hands everything queued to the kernel before the thread reports (bounded).
+        fn drain(&mut self) -> std::io::Result<()> {
+            self.flush()?;
+            if let Tx::Xdp(x, _) = self {
+                let until = Instant::now() + std::time::Duration::from_secs(1);
+                while x.outstanding() > 0 && Instant::now() < until {
+                    x.wait(std::time::Duration::from_millis(1))?;
+                    x.flush()?;
+                }
+            }
+            Ok(())
+        }
+
+        fn wrong_format(&self) -> u64 {
+            match self {
+                Tx::Packet(r) => r.wrong_format(),
+                Tx::Xdp(..) => 0,
+            }
+        }
+
+        fn queue(&self) -> Option<u32> {
+            match self {
+                Tx::Packet(_) => None,
+                Tx::Xdp(_, q) => Some(*q),
+            }
+        }
+    }
+
+    fn permission(dev: &str, e: std::io::Error, what: &str) -> anyhow::Error {
+        if e.kind() == std::io::ErrorKind::PermissionDenied {
+            anyhow::anyhow!(
+                "linerate gen needs CAP_NET_RAW to open {what} on {dev} (run as root or grant \
+                 the capability)"
+            )
+        } else {
+            anyhow::Error::new(e).context(format!("opening {what} on {dev}"))
+        }
+    }
+
+    fn open_packet(dev: &str, slot: usize, threads: usize) -> anyhow::Result<Vec<Tx>> {
+        (0..threads)
+            .map(|_| {
+                TxRing::open(dev, slot, RING_FRAMES, true)
+                    .map(Tx::Packet)
+                    .map_err(|e| permission(dev, e, "a packet transmit ring"))
+            })
+            .collect()
+    }
+
+    /// One AF_XDP socket per thread on queues 0, 1, …: zero-copy where the driver takes it,
+    /// else copy mode. The error says why the kernel or driver refused.
+    fn open_xdp(dev: &str, largest: usize, threads: usize) -> anyhow::Result<(Vec<Tx>, XdpMode)> {
+        if largest > frame::FCS + 2048 {
+            bail!(
+                "--engine xdp sends frames up to 2052 bytes (one 2 KiB UMEM chunk each); \
+                 --frame {largest} needs --engine packet"
+            );
+        }
+        let queues = tx_queues(dev);
+        if let Some(q) = queues
+            && q < threads
+        {
+            bail!(
+                "--engine xdp with --threads {threads} needs {threads} queues on {dev} (it has \
+                 {q}): one AF_XDP socket per queue. Create the veth with numtxqueues \
+                 {threads} numrxqueues {threads}, or use --engine packet"
+            );
+        }
+        let mut out = Vec::new();
+        let mut mode = XdpMode::ZeroCopy;
+        for t in 0..threads {
+            let q = t as u32;
+            let sock = match XskTx::open(dev, q, RING_FRAMES as u32, mode) {
+                Ok(s) => s,
+                Err(_) if mode == XdpMode::ZeroCopy => {
+                    mode = XdpMode::Copy;
+                    XskTx::open(dev, q, RING_FRAMES as u32, mode)
+                        .map_err(|e| xdp_error(dev, q, e))?
+                }
+                Err(e) => return Err(xdp_error(dev, q, e)),
+            };
+            out.push(Tx::Xdp(sock, q));
+        }
+        Ok((out, mode))
+    }
+
+    fn xdp_error(dev: &str, queue: u32, e: std::io::Error) -> anyhow::Error {
+        let why = match e.raw_os_error() {
+            // EAFNOSUPPORT
+            Some(97) => "this kernel has no AF_XDP (CONFIG_XDP_SOCKETS)".to_owned(),
+            // EPERM, EACCES
+            Some(1) | Some(13) => return permission(dev, e, "an AF_XDP socket"),
+            // EBUSY, EINVAL, EOPNOTSUPP
+            Some(16) => format!("queue {queue} of {dev} is already bound by another AF_XDP socket"),
+            Some(22) => format!("{dev} has no queue {queue}, or refuses AF_XDP on it"),
+            Some(95) => format!("the driver of {dev} refuses AF_XDP"),
+            _ => e.to_string(),
+        };
+        anyhow::anyhow!(
+            "--engine xdp: cannot bind an AF_XDP socket to {dev} queue {queue}: {why} ({e})"
+        )
+    }
+
+    /// Transmit queues of `dev` (/sys/class/net/DEV/queues/tx-*), when sysfs says.
+    fn tx_queues(dev: &str) -> Option<usize> {
+        let dir = std::fs::read_dir(format!("/sys/class/net/{dev}/queues")).ok()?;
+        Some(
+            dir.filter_map(Result::ok)
+                .filter(|e| e.file_name().to_string_lossy().starts_with("tx-"))
+                .count(),
+        )
+    }
+
+    /// The CPU each thread is pinned to (None: not pinned).
+    fn placement(args: &Args, threads: usize) -> anyhow::Result<Vec<Option<usize>>> {
+        if args.no_pin {
+            return Ok(vec![None; threads]);
+        }
+        let allowed = linerate_sys::affinity::allowed_cpus();
+        let list = match &args.cpu {
+            Some(CpuList(list)) => {
+                if let Some(bad) = list
+                    .iter()
+                    .find(|c| !allowed.is_empty() && !allowed.contains(c))
+                {
+                    bail!(
+                        "--cpu: CPU {bad} is not one this process may run on (allowed: {:?})",
+                        allowed
+                    );
+                }
+                list.clone()
+            }
+            None if allowed.is_empty() => return Ok(vec![None; threads]),
+            None => allowed,
+        };
+        Ok((0..threads).map(|t| Some(list[t % list.len()])).collect())
+    }
 
     pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if args.receive {
@@ -282,7 +543,9 @@ mod imp {
             (None, None) => 10.0,
         };
         let largest = order.iter().copied().max().unwrap_or(64);
-        let slot = (largest + 32).next_power_of_two().max(2048);
+        // A packet ring slot holds the tpacket2 header (32 bytes), the virtio_net_hdr (10)
+        // and the frame without FCS.
+        let slot = (largest + 32 + 10).next_power_of_two().max(2048);
         // Templates per flow and size, indexed [flow][size position in order].
         let mut templates = Vec::new();
         for f in 0..args.flows {
@@ -293,25 +556,33 @@ mod imp {
             templates.push(row);
         }
         let templates = Arc::new(templates);
-        let stop = Stop::install()?;
         let threads = usize::from(args.threads);
-        // Open every ring first, so a permission error is one clear message.
-        let mut rings = Vec::new();
-        for _ in 0..threads {
-            let ring = TxRing::open(&args.dev, slot, 1024, true).map_err(|e| {
-                if e.kind() == std::io::ErrorKind::PermissionDenied {
-                    anyhow::anyhow!(
-                        "linerate gen needs CAP_NET_RAW to open a packet socket on {} (run as \
-                         root or grant the capability)",
-                        args.dev
+        let cpus = placement(&args, threads)?;
+        // Open every socket first, so a permission error is one clear message.
+        let mut fallback = None;
+        let (rings, engine, detail) = match args.engine {
+            Engine::Packet => (
+                open_packet(&args.dev, slot, threads)?,
+                "packet",
+                "AF_PACKET TPACKET_V2 transmit ring per thread, qdisc bypassed".to_owned(),
+            ),
+            Engine::Xdp => {
+                let (r, mode) = open_xdp(&args.dev, largest, threads)?;
+                (r, "xdp", xdp_detail(mode))
+            }
+            Engine::Auto => match open_xdp(&args.dev, largest, threads) {
+                Ok((r, mode)) => (r, "xdp", xdp_detail(mode)),
+                Err(e) => {
+                    fallback = Some(format!("{e:#}"));
+                    (
+                        open_packet(&args.dev, slot, threads)?,
+                        "packet",
+                        "AF_PACKET TPACKET_V2 transmit ring per thread, qdisc bypassed".to_owned(),
                     )
-                } else {
-                    anyhow::Error::new(e)
-                        .context(format!("opening a transmit ring on {}", args.dev))
                 }
-            })?;
-            rings.push(ring);
-        }
+            },
+        };
+        let stop = Stop::install()?;
         let started = Instant::now();
         let deadline = started + std::time::Duration::from_secs_f64(seconds.min(1e9));
         let mut handles = Vec::new();
@@ -324,6 +595,7 @@ mod imp {
                 count: args.count.map(share).unwrap_or(u64::MAX),
                 deadline,
                 stop: Arc::clone(stop.flag()),
+                cpu: cpus[t],
             };
             handles.push(
                 std::thread::Builder::new()
@@ -356,22 +628,36 @@ mod imp {
             seconds: secs,
             sent_pps: sent as f64 / secs,
             sent_l2_bps: bytes as f64 * 8.0 / secs,
+            engine,
+            engine_detail: detail,
+            engine_fallback: fallback,
             threads: per,
         };
         if args.json {
             output::print_json(&report)?;
         } else {
             let mut text = format!(
-                "sent {} frames in {:.3} s on {}: {} ({} at L2)\n",
+                "sent {} frames in {:.3} s on {}: {} ({} at L2)\nengine: {} ({})\n",
                 report.sent_frames,
                 report.seconds,
                 report.dev,
                 PacketRate::from_pps(report.sent_pps).human(),
                 BitRate::from_bps_f64(report.sent_l2_bps).human(),
+                report.engine,
+                report.engine_detail,
             );
+            if let Some(why) = &report.engine_fallback {
+                text.push_str(&format!("  not AF_XDP: {why}\n"));
+            }
             for t in &report.threads {
+                let place = match (t.pinned, t.cpu) {
+                    (true, Some(c)) => format!("pinned to CPU {c}"),
+                    (_, Some(c)) => format!("unpinned, last on CPU {c}"),
+                    _ => "unpinned".to_owned(),
+                };
+                let queue = t.queue.map(|q| format!(", queue {q}")).unwrap_or_default();
                 text.push_str(&format!(
-                    "  thread {}: {} frames, {}\n",
+                    "  thread {} ({place}{queue}): {} frames, {}\n",
                     t.thread,
                     t.sent_frames,
                     PacketRate::from_pps(t.sent_pps).human()
@@ -385,6 +671,13 @@ mod imp {
         Ok(ExitCode::SUCCESS)
     }
 
+    fn xdp_detail(mode: XdpMode) -> String {
+        match mode {
+            XdpMode::Copy => "AF_XDP socket per thread and queue, copy mode".to_owned(),
+            XdpMode::ZeroCopy => "AF_XDP socket per thread and queue, zero-copy".to_owned(),
+        }
+    }
+
     struct Job {
         thread: u16,
         templates: Arc<Vec<Vec<Template>>>,
@@ -392,12 +685,21 @@ mod imp {
         count: u64,
         deadline: Instant,
         stop: Arc<AtomicBool>,
+        cpu: Option<usize>,
     }
 
     impl Job {
-        fn send(self, mut ring: TxRing) -> anyhow::Result<ThreadReport> {
+        fn send(self, mut ring: Tx) -> anyhow::Result<ThreadReport> {
+            if let Some(cpu) = self.cpu {
+                linerate_sys::affinity::pin_current_thread(cpu).with_context(|| {
+                    format!("pinning sender thread {} to CPU {cpu}", self.thread)
+                })?;
+            }
             let flows = self.templates.len();
             let cycle = self.templates[0].len();
+            // Which template each slot holds (usize::MAX: none yet): a slot reused for the
+            // same frame only gets its stamp and checksum rewritten.
+            let mut held = vec![usize::MAX; ring.slots()];
             let seq_base = u64::from(self.thread) << 56;
             let start = Instant::now();
             let mut sent = 0u64;
@@ -426,9 +728,19 @@ mod imp {
                     .unwrap_or(0);
                 let mut pushed = 0u64;
                 while pushed < room {
-                    let t = &self.templates[i % flows][i % cycle];
+                    let (f, c) = (i % flows, i % cycle);
+                    let t = &self.templates[f][c];
+                    let id = f * cycle + c;
                     let seq = seq_base | (sent + pushed);
-                    if !ring.push(|buf| t.stamp(buf, seq, ts)) {
+                    let pushed_one = ring.push(|buf, slot| match held.get_mut(slot) {
+                        Some(h) if *h == id => t.restamp(buf, seq, ts),
+                        Some(h) => {
+                            *h = id;
+                            t.stamp(buf, seq, ts)
+                        }
+                        None => t.stamp(buf, seq, ts),
+                    });
+                    if !pushed_one {
                         break;
                     }
                     bytes += (t.bytes().len() + frame::FCS) as u64;
@@ -442,7 +754,7 @@ mod imp {
                 }
             }
             // Let the kernel drain what is queued.
-            ring.flush().context("sending from the ring")?;
+            ring.drain().context("sending from the ring")?;
             let secs = start.elapsed().as_secs_f64().max(1e-9);
             Ok(ThreadReport {
                 thread: self.thread,
@@ -451,6 +763,9 @@ mod imp {
                 seconds: secs,
                 sent_pps: sent as f64 / secs,
                 wrong_format: ring.wrong_format(),
+                pinned: self.cpu.is_some(),
+                cpu: self.cpu.or_else(linerate_sys::affinity::current_cpu),
+                queue: ring.queue(),
             })
         }
     }
@@ -504,5 +819,15 @@ mod tests {
         assert!(parse_rate("fast").is_err());
         assert_eq!(parse_mac("02:00:00:00:00:0a"), Ok([2, 0, 0, 0, 0, 10]));
         assert!(parse_mac("02:00").is_err());
+    }
+
+    #[test]
+    fn cpu_lists_parse() {
+        assert_eq!(parse_cpus("0"), Ok(CpuList(vec![0])));
+        assert_eq!(parse_cpus("1,0"), Ok(CpuList(vec![1, 0])));
+        assert_eq!(parse_cpus("0-2,5"), Ok(CpuList(vec![0, 1, 2, 5])));
+        assert!(parse_cpus("2-1").unwrap_err().contains("backwards"));
+        assert!(parse_cpus("x").unwrap_err().contains("'x'"));
+        assert!(parse_cpus("").is_err());
     }
 }
