@@ -296,7 +296,7 @@ fn through_100m(lab: &Lab, extra: &[&str]) -> (f64, f64, String) {
             iperf(
                 lab,
                 "198.18.0.2",
-                &["-u", "-b", "130M", "-l", "1472", "-t", "7"],
+                &["-u", "-b", "130M", "-l", "1472", "-t", "9"],
             )
         });
         // Counters are written twice a second with the uptime they belong to. Wait until
@@ -312,11 +312,17 @@ fn through_100m(lab: &Lab, extra: &[&str]) -> (f64, f64, String) {
                 break;
             }
         }
-        let (f0, t0) = last;
-        std::thread::sleep(Duration::from_millis(2000));
-        let (f1, t1) = fwd_frames(lab);
+        // A starved emulator reads frames late and its wire idles meanwhile: load can only
+        // lower a window's count, so the best of three 2 s windows is the link's.
+        let mut best = 0.0f64;
+        for _ in 0..3 {
+            std::thread::sleep(Duration::from_millis(2000));
+            let now = fwd_frames(lab);
+            best = best.max((now.0 - last.0) / (now.1 - last.1).max(1e-3));
+            last = now;
+        }
         let _ = flood.join();
-        (f1 - f0) / (t1 - t0).max(1e-3)
+        best
     });
     lab.ok(&["down", &lab.name]);
     (tcp, fps, show)

@@ -206,6 +206,10 @@ pub fn findings(run: Option<&TunnelRun>, entries: &[Entry], store_path: &str) ->
     // the queue holds.
     let qlen = run.observed("txqueuelen");
     let qlen_text = qlen.map_or_else(|| "the OS default".to_owned(), |q| q.to_string());
+    let at_qlen = qlen.map_or_else(
+        || "at the OS default txqueuelen".to_owned(),
+        |q| format!("at txqueuelen {q}"),
+    );
     match (run.observed("tx_dropped"), run.observed("tx_packets")) {
         (Some(dropped), Some(sent)) if dropped > 0 => out.push(finding(
             "vpn-tun-queue-drops",
@@ -213,7 +217,7 @@ pub fn findings(run: Option<&TunnelRun>, entries: &[Entry], store_path: &str) ->
             "tun txqueuelen",
             Some(qlen_text.clone()),
             format!(
-                "the tun device dropped {dropped} packets on transmit (sent {sent}) at txqueuelen {qlen_text}: the daemon did not read them in time; a longer queue (OpenVPN --txqueuelen) absorbs bursts, a CPU-bound daemon needs more CPU"
+                "the tun device dropped {dropped} packets on transmit (sent {sent}) {at_qlen}: the daemon did not read them in time; a longer queue (OpenVPN --txqueuelen) absorbs bursts, a CPU-bound daemon needs more CPU"
             ),
             Fix::Set(format!("txqueuelen {}", qlen.map_or(1000, |q| (q * 2).max(1000)))),
             cite.clone(),
@@ -223,7 +227,7 @@ pub fn findings(run: Option<&TunnelRun>, entries: &[Entry], store_path: &str) ->
             Severity::Info,
             "tun txqueuelen",
             Some(qlen_text.clone()),
-            format!("the tun device dropped nothing on transmit ({sent} packets) at txqueuelen {qlen_text}"),
+            format!("the tun device dropped nothing on transmit ({sent} packets) {at_qlen}"),
             Fix::None,
             cite.clone(),
         )),
