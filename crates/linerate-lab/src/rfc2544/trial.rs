@@ -365,6 +365,34 @@ fn finish(
     })
 }
 
+/// A search trial at `load` frames/s: [`run`], with what the load offered. A generator that
+/// fell short of the load (under 98 % of its frames sent) did not offer it; on a shared machine
+/// that may be a passing stall, so the trial is run once more, and when it falls short again
+/// the frames it did not send count as offered (and lost), so a load the generator cannot make
+/// is never called forwarded. Returns the last trial, the frames offered, and whether the
+/// generator fell short.
+pub fn offered(
+    path: &LabPath,
+    frame: &str,
+    load: f64,
+    secs: f64,
+    interrupted: &dyn Fn() -> bool,
+) -> Result<(Counted, u64, bool), LabError> {
+    let mut attempts = 0;
+    loop {
+        let c = run(path, frame, Some(load), secs, Counter::Recv, interrupted)?;
+        attempts += 1;
+        let intended = (load * c.seconds.max(secs * 0.5)).round() as u64;
+        if (c.sent as f64) >= intended as f64 * 0.98 {
+            let sent = c.sent;
+            return Ok((c, sent, false));
+        }
+        if attempts >= 2 || interrupted() {
+            return Ok((c, intended, true));
+        }
+    }
+}
+
 /// Forwarding in the DUT turned off until dropped (restored even when the measurement fails).
 struct ForwardingOff<'a> {
     ns: &'a Netns,
