@@ -248,7 +248,16 @@ pub fn run(
     let result = (|| {
         // Wait (bounded) until the receiver's packet socket is open in its namespace.
         let started = Instant::now();
-        while packet_sockets(Some(receiver.id())) <= before {
+        // The child is `ip` until it has entered the namespace and exec'd linerate: count
+        // sockets only once it is in the counter's namespace.
+        let target = crate::netns::identity(count_ns_name).map(|(_, ino)| ino);
+        let ready = |pid: u32| {
+            let inside = std::fs::metadata(format!("/proc/{pid}/ns/net"))
+                .ok()
+                .map(|m| std::os::unix::fs::MetadataExt::ino(&m));
+            target.is_some() && inside == target && packet_sockets(Some(pid)) > before
+        };
+        while !ready(receiver.id()) {
             if let Some(status) = receiver.try_wait().map_err(io("wait for gen --receive"))? {
                 return Err(LabError::Io {
                     what: format!("gen --receive ended before counting ({status})"),
