@@ -149,13 +149,13 @@ pub fn run(cfg: &EmulatorConfig, mut ready: impl Write) -> Result<(), LabError> 
         let (cf, cr) = (&cf, &cr);
         let tf = s.spawn(move || {
             let _ = linerate_sys::thread::set_timer_slack(TIMER_SLACK);
-            let r = port::forward(a, b, &mut fwd, cfg.fwd.reorder, cf, stop);
+            let r = port::forward(a, b, &mut fwd, &cfg.fwd, cf, stop);
             stop.store(true, Relaxed);
             r
         });
         let tr = s.spawn(move || {
             let _ = linerate_sys::thread::set_timer_slack(TIMER_SLACK);
-            let r = port::forward(b, a, &mut rev, cfg.rev.reorder, cr, stop);
+            let r = port::forward(b, a, &mut rev, &cfg.rev, cr, stop);
             stop.store(true, Relaxed);
             r
         });

@@ -1,5 +1,8 @@
 //! Kernel netem: detection (does this kernel have the qdisc?) and its options for one
-//! direction (delay, jitter, loss, rate, limit).
+//! direction (delay, jitter, loss, rate, limit). Netem counts a packet's length without FCS,
+//! so an L1 rate (the default) is given to it as `rate RATE 24`: the FCS, preamble, SFD and
+//! inter-frame gap as its per-packet overhead. Netem does not pad frames shorter than 64
+//! bytes; linerate's userspace emulator does.
 
 use crate::impair::Impairment;
 use linerate_sys::netlink::{Netem, NetlinkError, Rtnl};
@@ -24,6 +27,7 @@ pub fn settings(imp: &Impairment) -> Netem {
         latency_ns: imp.delay.as_nanos(),
         jitter_ns: imp.jitter.as_nanos(),
         rate_bytes_per_s: imp.rate.map(|rate| (rate.as_f64() / 8.0) as u64),
+        packet_overhead: imp.rate_layer.netem_packet_overhead(),
     }
 }
 
@@ -35,6 +39,7 @@ pub fn options(imp: &Impairment) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::impair::RateLayer;
     use linerate_units::{BitRate, Duration, Percent};
 
     // From <linux/pkt_sched.h>, to read the blob back.
@@ -64,6 +69,7 @@ mod tests {
             loss: Percent::new(50.0),
             limit: 10_000,
             reorder: false,
+            rate_layer: RateLayer::L1,
         };
         let blob = options(&imp);
         assert_eq!(
@@ -82,6 +88,8 @@ mod tests {
         assert_eq!(get(TCA_NETEM_LATENCY64), 20_000_000u64.to_ne_bytes());
         assert_eq!(get(TCA_NETEM_JITTER64), 1_000_000u64.to_ne_bytes());
         assert_eq!(&get(TCA_NETEM_RATE)[0..4], &125_000_000u32.to_ne_bytes());
+        // `tc qdisc add … netem rate 1gbit 24`: L1's FCS + preamble/SFD + gap per packet.
+        assert_eq!(&get(TCA_NETEM_RATE)[4..8], &24i32.to_ne_bytes());
         assert!(
             a.iter().all(|(t, _)| *t != TCA_NETEM_RATE64),
             "1 Gbit/s fits in 32 bits of bytes/s"
@@ -94,6 +102,34 @@ mod tests {
             attrs(&fast)
                 .iter()
                 .any(|(t, v)| *t == TCA_NETEM_RATE64 && v == &12_500_000_000u64.to_ne_bytes())
+        );
+    }
+
+    #[test]
+    fn l2_rate_has_no_packet_overhead() {
+        let imp = Impairment {
+            rate: Some(BitRate::from_mbps(100)),
+            rate_layer: RateLayer::L2,
+            limit: 1000,
+            ..Impairment::default()
+        };
+        assert_eq!(settings(&imp).packet_overhead, 0);
+        let rate = attrs(&options(&imp))
+            .into_iter()
+            .find(|(t, _)| *t == TCA_NETEM_RATE)
+            .map(|(_, v)| v)
+            .unwrap_or_default();
+        assert_eq!(
+            rate,
+            [12_500_000u32.to_ne_bytes(), [0; 4], [0; 4], [0; 4]].concat()
+        );
+        assert_eq!(
+            settings(&Impairment {
+                rate_layer: RateLayer::L1,
+                ..imp
+            })
+            .packet_overhead,
+            24
         );
     }
 }

@@ -94,6 +94,9 @@ pub struct RunTunnel {
     pub tcp_maxseg: Option<u64>,
     /// The smallest link MTU under the tunnel.
     pub link_mtu: u32,
+    /// What the tunnel on `gen` showed after the load (socket buffers, tun queue and drops).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observed: Option<crate::tunnel::observe::TunnelObservation>,
 }
 
 /// A variant's measurements.
@@ -261,6 +264,7 @@ fn one_run(
         interface_mtu: t.mtu,
         tcp_maxseg: None,
         link_mtu: t.link_mtu,
+        observed: None,
     });
     let result = (|| {
         if let Some(fw) = &variant.firewall {
@@ -270,6 +274,9 @@ fn one_run(
         }
         load.run(&state, &variant.workload, interrupted)
     })();
+    if let (Some(t), Some(run)) = (state.tunnel.as_ref(), tunnel.as_mut()) {
+        run.observed = Some(crate::tunnel::observe::observe(t));
+    }
     teardown::down(&opts.state_dir, &variant.spec.name)?;
     Ok(result)
 }

@@ -8,7 +8,7 @@ use std::str::FromStr;
 
 use linerate_units::{BitRate, Duration, Percent};
 
-use crate::impair::Impairment;
+use crate::impair::{Impairment, RateLayer};
 use crate::name::LabName;
 use crate::topology::Topology;
 
@@ -150,6 +150,8 @@ pub struct LinkOptions {
     pub limit: Vec<Targeted<u32>>,
     /// `--reorder`: jitter may reorder frames.
     pub reorder: bool,
+    /// `--rate-layer`: which bytes of a frame `--rate` counts (every link).
+    pub rate_layer: RateLayer,
 }
 
 /// Which link emulator to use.
@@ -381,6 +383,7 @@ impl LabSpec {
                         loss,
                         limit,
                         reorder: opts.reorder,
+                        rate_layer: opts.rate_layer,
                     }
                 })
             });

@@ -5,6 +5,7 @@
 //! state, readiness is awaited by polling (log line or handshake), and `lab down` kills them.
 
 pub mod keys;
+pub mod observe;
 mod openvpn;
 mod wireguard;
 

@@ -57,6 +57,26 @@ pub struct SweepPoint {
     pub ci: Option<(f64, f64)>,
 }
 
+/// One line of a sweep chart: a variant's means at each swept value (a grid sweep such as
+/// tun-mtu × cipher has one per cipher; a plain sweep has one).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepSeries {
+    /// The legend entry (`AES-256-GCM`; `mean` for a plain sweep).
+    pub name: String,
+    /// The points.
+    pub points: Vec<SweepPoint>,
+}
+
+impl SweepSeries {
+    /// The one line of a plain sweep.
+    pub fn single(points: Vec<SweepPoint>) -> SweepSeries {
+        SweepSeries {
+            name: "mean".to_owned(),
+            points,
+        }
+    }
+}
+
 /// Okabe–Ito colours: distinguishable with the common colour-vision deficiencies.
 pub const PALETTE: [RGBColor; 8] = [
     RGBColor(0, 114, 178),
@@ -583,22 +603,61 @@ pub fn sweep(
     name: &str,
     title: &str,
 ) -> Result<Chart, ReportError> {
-    let mut points = points.to_vec();
-    points.retain(|p| p.x.is_finite());
-    points.sort_by(|a, b| a.x.total_cmp(&b.x));
-    if points.len() < 2 {
+    sweep_series(
+        &[SweepSeries::single(points.to_vec())],
+        x_label,
+        name,
+        title,
+    )
+}
+
+/// A sweep with one line per series (a grid sweep: one per cipher, say), each point with its
+/// confidence interval as a bar in the series' colour; bars of different series at one value
+/// are drawn side by side (a few pixels apart) so they stay readable. The x axis is
+/// logarithmic when the values span more than a factor of 20.
+pub fn sweep_series(
+    series: &[SweepSeries],
+    x_label: &str,
+    name: &str,
+    title: &str,
+) -> Result<Chart, ReportError> {
+    let mut series: Vec<SweepSeries> = series
+        .iter()
+        .map(|s| {
+            let mut points = s.points.clone();
+            points.retain(|p| p.x.is_finite() && p.mean.is_finite());
+            points.sort_by(|a, b| a.x.total_cmp(&b.x));
+            SweepSeries {
+                name: s.name.clone(),
+                points,
+            }
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect();
+    series.truncate(PALETTE.len());
+    let all = || series.iter().flat_map(|s| s.points.iter());
+    let mut xs: Vec<f64> = all().map(|p| p.x).collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    if xs.len() < 2 {
         return Err(ReportError::NoData(format!(
             "{title}: a sweep needs two values or more"
         )));
     }
-    let lo = points.first().map_or(0.0, |p| p.x);
-    let hi = points.last().map_or(1.0, |p| p.x);
-    let max = points
-        .iter()
+    let lo = xs.first().copied().unwrap_or(0.0);
+    let hi = xs.last().copied().unwrap_or(1.0);
+    let max = all()
         .map(|p| p.ci.map_or(p.mean, |c| c.1.max(p.mean)))
         .fold(0.0_f64, f64::max);
     let (div, unit) = rate_scale(max);
-    let top = if max > 0.0 { max / div * 1.15 } else { 1.0 };
+    // Headroom for the legend: one series keeps its legend in the lower right (a sweep
+    // curve rarely dips there); several go above the data, a legend line each.
+    let headroom = if series.len() == 1 {
+        1.15
+    } else {
+        1.1 + 0.08 * (series.len() + 1) as f64
+    };
+    let top = if max > 0.0 { max / div * headroom } else { 1.0 };
     let y_desc = format!("mean throughput ({unit})");
     let log = lo > 0.0 && hi / lo > 20.0;
     render(name.to_owned(), title.to_owned(), (900, 420), |root| {
@@ -614,24 +673,25 @@ pub fn sweep(
             let mut chart = builder(root)
                 .build_cartesian_2d(((lo / 1.3)..(hi * 1.3)).log_scale(), 0.0..top)
                 .map_err(err)?;
-            draw_sweep(&mut chart, &points, div, x_label, &y_desc)
+            draw_sweep(root, &mut chart, &series, div, x_label, &y_desc)
         } else {
             let pad = (hi - lo) * 0.05;
             let mut chart = builder(root)
                 .build_cartesian_2d((lo - pad)..(hi + pad), 0.0..top)
                 .map_err(err)?;
-            draw_sweep(&mut chart, &points, div, x_label, &y_desc)
+            draw_sweep(root, &mut chart, &series, div, x_label, &y_desc)
         }
     })
 }
 
 fn draw_sweep<'a, X>(
+    root: &DrawingArea<SVGBackend<'a>, Shift>,
     chart: &mut ChartContext<
         'a,
         SVGBackend<'a>,
         Cartesian2d<X, plotters::coord::types::RangedCoordf64>,
     >,
-    points: &[SweepPoint],
+    series: &[SweepSeries],
     div: f64,
     x_desc: &str,
     y_desc: &str,
@@ -640,30 +700,52 @@ where
     X: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
     mesh(chart, x_desc, y_desc, Some(6))?;
-    chart
-        .draw_series(LineSeries::new(
-            points.iter().map(|p| (p.x, p.mean / div)),
-            PALETTE[0].stroke_width(2),
-        ))
-        .map_err(err)?
-        .label("mean")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], PALETTE[0].stroke_width(2)));
-    chart
-        .draw_series(
-            points
-                .iter()
-                .map(|p| Circle::new((p.x, p.mean / div), 4, PALETTE[0].filled())),
-        )
-        .map_err(err)?;
-    // The interval as a vertical line (caps would need a pixel width on any x scale).
-    chart
-        .draw_series(points.iter().filter_map(|p| {
-            let (lo, hi) = p.ci?;
-            Some(PathElement::new(
-                vec![(p.x, lo / div), (p.x, hi / div)],
-                BLACK.stroke_width(2),
+    let n = series.len();
+    for (i, s) in series.iter().enumerate() {
+        let colour = PALETTE[i % PALETTE.len()];
+        chart
+            .draw_series(LineSeries::new(
+                s.points.iter().map(|p| (p.x, p.mean / div)),
+                colour.stroke_width(2),
             ))
-        }))
+            .map_err(err)?
+            .label(s.name.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 22, y)], colour.stroke_width(2))
+            });
+        chart
+            .draw_series(
+                s.points
+                    .iter()
+                    .map(|p| Circle::new((p.x, p.mean / div), 4, colour.filled())),
+            )
+            .map_err(err)?;
+        // The interval as a vertical bar, shifted a few pixels per series so the bars of
+        // several series at one value do not hide each other (caps would need a pixel width
+        // on any x scale).
+        let shift = (2 * i32::try_from(i).unwrap_or(0) - i32::try_from(n).unwrap_or(1) + 1) * 3;
+        let bar_colour = if n == 1 { BLACK } else { colour };
+        let bars: Vec<(i32, i32, i32)> = s
+            .points
+            .iter()
+            .filter_map(|p| {
+                let (lo, hi) = p.ci?;
+                let (x, y0) = chart.backend_coord(&(p.x, lo / div));
+                let (_, y1) = chart.backend_coord(&(p.x, hi / div));
+                Some((x + if n == 1 { 0 } else { shift }, y0, y1))
+            })
+            .collect();
+        for (x, y0, y1) in bars {
+            root.draw(&PathElement::new(
+                vec![(x, y0), (x, y1)],
+                bar_colour.stroke_width(2),
+            ))
+            .map_err(err)?;
+        }
+    }
+    // One legend entry says what the bars are.
+    chart
+        .draw_series(std::iter::empty::<PathElement<(f64, f64)>>())
         .map_err(err)?
         .label("confidence interval")
         .legend(|(x, y)| {
@@ -672,7 +754,14 @@ where
                 BLACK.stroke_width(1),
             )
         });
-    legend(chart, SeriesLabelPosition::LowerRight)
+    legend(
+        chart,
+        if n == 1 {
+            SeriesLabelPosition::LowerRight
+        } else {
+            SeriesLabelPosition::UpperRight
+        },
+    )
 }
 
 fn shorten(s: &str, max: usize) -> String {

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use linerate_store::{RunId, RunRecord};
 
 use crate::ReportError;
-use crate::chart::{self, Bar, Chart, SweepPoint};
+use crate::chart::{self, Bar, Chart, SweepSeries};
 use crate::format;
 
 /// A comparison of variants (experiment) or runs, computed by the caller with linerate-stats.
@@ -33,8 +33,8 @@ pub struct Comparison {
 pub struct Sweep {
     /// The parameter and unit, for the x axis.
     pub label: String,
-    /// The points.
-    pub points: Vec<SweepPoint>,
+    /// One line per series: one for a plain sweep, one per variant of a grid sweep.
+    pub series: Vec<SweepSeries>,
 }
 
 /// CPU profiles stored with an experiment's runs: which functions' share changed per variant
@@ -120,8 +120,8 @@ pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
     }
 
     if let Some(s) = &input.sweep {
-        let chart = chart::sweep(
-            &s.points,
+        let chart = chart::sweep_series(
+            &s.series,
             &s.label,
             "sweep",
             &format!("Throughput against {}", s.label),

@@ -21,7 +21,7 @@ pub mod format;
 pub mod html;
 pub mod png;
 
-pub use chart::{Bar, Chart, SweepPoint};
+pub use chart::{Bar, Chart, SweepPoint, SweepSeries};
 pub use flame::FlameGraph;
 pub use html::{Comparison, Profiles, ReportInput, Sweep, build};
 

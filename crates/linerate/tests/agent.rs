@@ -408,15 +408,7 @@ fn sighup_reloads_and_a_bad_file_keeps_the_running_configuration() {
     );
     std::fs::write(&file, &good).expect("write");
     let err = dir.path().join("agent.err");
-    let mut agent = Proc(
-        linerate()
-            .args(["agent", "--no-store", "--config"])
-            .arg(&file)
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&err).expect("stderr file"))
-            .spawn()
-            .expect("start the agent"),
-    );
+    let mut agent = local_agent(&file, &err);
     let addr = format!("127.0.0.1:{metrics}");
     let scrape = || http_get(None, &addr, "/metrics").unwrap_or_default();
     assert!(
@@ -448,4 +440,140 @@ fn sighup_reloads_and_a_bad_file_keeps_the_running_configuration() {
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
     let status = agent.0.wait().expect("wait");
     assert_eq!(status.code(), Some(143), "{status:?}");
+}
+
+/// An agent of `file` on this host, without a store, its standard error in `err`.
+fn local_agent(file: &Path, err: &Path) -> Proc {
+    Proc(
+        linerate()
+            .args(["agent", "--no-store", "--config"])
+            .arg(file)
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(err).expect("stderr file"))
+            .spawn()
+            .expect("start the agent"),
+    )
+}
+
+/// dnsmasq on loopback as the mesh's DNS: authoritative for `mesh.test`, nothing else.
+fn dnsmasq(port: u16, records: &[String]) -> Proc {
+    let mut cmd = Command::new("dnsmasq");
+    cmd.args([
+        "--keep-in-foreground",
+        "--conf-file=/dev/null",
+        "--no-resolv",
+        "--no-hosts",
+        "--bind-interfaces",
+        "--listen-address=127.0.0.1",
+        "--pid-file=",
+        "--user=root",
+        "--local=/mesh.test/",
+    ])
+    .arg(format!("--port={port}"))
+    .args(records)
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    Proc(cmd.spawn().expect("start dnsmasq"))
+}
+
+/// Peers from SRV and A records served by a real DNS server (dnsmasq), re-resolved: a server
+/// added to the SRV set is tested without a reload, and every address of a `dns` name is a
+/// peer of its own.
+#[test]
+fn srv_and_dns_peers_come_from_a_real_nameserver_and_follow_its_changes() {
+    require!(program("dnsmasq"));
+    let dir = tempdir();
+    let ns_port = support::net::free_port();
+    // Two peers on loopback addresses of their own (127/8 is all loopback).
+    let peers: Vec<(String, u16, u16)> = (2..=3)
+        .map(|i| {
+            (
+                format!("127.0.0.{i}"),
+                support::net::free_port(),
+                support::net::free_port(),
+            )
+        })
+        .collect();
+    let mut running = Vec::new();
+    for (ip, listen, metrics) in &peers {
+        let file = dir.path().join(format!("{ip}.toml"));
+        std::fs::write(
+            &file,
+            format!(
+                "listen = \"{ip}:{listen}\"\nmetrics = \"{ip}:{metrics}\"\n\
+                 [[test]]\nmode = \"rr\"\nevery = \"1h\"\n"
+            ),
+        )
+        .expect("write");
+        running.push(Proc(
+            linerate()
+                .args(["agent", "--no-store", "--config"])
+                .arg(&file)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("start a peer"),
+        ));
+    }
+    let srv = |host: &str, port: u16| format!("--srv-host=_linerate._tcp.mesh.test,{host},{port}");
+    let a = |host: &str, ip: &str| format!("--host-record={host},{ip}");
+    let (b, c) = (&peers[0], &peers[1]);
+    // At first the SRV set names b only; the `dns` name has both addresses.
+    let first = vec![
+        srv("b.mesh.test", b.1),
+        a("b.mesh.test", &b.0),
+        a("c.mesh.test", &c.0),
+        a("all.mesh.test", &b.0),
+        a("all.mesh.test", &c.0),
+    ];
+    let mut dns = dnsmasq(ns_port, &first);
+
+    let (listen, metrics) = (support::net::free_port(), support::net::free_port());
+    let file = dir.path().join("mesh.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "listen = \"127.0.0.1:{listen}\"\nmetrics = \"127.0.0.1:{metrics}\"\n\
+             resolvers = [\"127.0.0.1:{ns_port}\"]\n\
+             [[peer]]\nsrv = \"_linerate._tcp.mesh.test\"\n\
+             [[peer]]\ndns = \"all.mesh.test\"\nport = {}\n\
+             [[test]]\nmode = \"rr\"\nevery = \"2s\"\nduration = \"200ms\"\n",
+            b.1
+        ),
+    )
+    .expect("write");
+    let err = dir.path().join("agent.err");
+    let _agent = local_agent(&file, &err);
+    let addr = format!("127.0.0.1:{metrics}");
+    let scrape = || http_get(None, &addr, "/metrics").unwrap_or_default();
+    let ran = |peer: &str| format!("linerate_test_runs_total{{peer=\"{peer}\",test=\"rr\"}}");
+    let log = || std::fs::read_to_string(&err).unwrap_or_default();
+    // The SRV server by its name; the `dns` name's addresses, each a peer (c is tested on
+    // b's port, where nothing listens: that it fails is the point, it was found).
+    for want in [ran("b.mesh.test"), ran(&b.0)] {
+        wait_for(Duration::from_secs(30), || {
+            scrape().contains(&want).then_some(())
+        })
+        .unwrap_or_else(|| panic!("no {want} in:\n{}\n{}", scrape(), log()));
+    }
+    wait_for(Duration::from_secs(30), || {
+        scrape()
+            .contains(&format!("linerate_peer_up{{peer=\"{}\"}}", c.0))
+            .then_some(())
+    })
+    .unwrap_or_else(|| panic!("the dns name's second address is no peer:\n{}", scrape()));
+    assert!(!scrape().contains("c.mesh.test"), "{}", scrape());
+
+    // The nameserver's answer changes: c joins the SRV set with its own port, and is
+    // tested after the next resolution (every 10 s) without a reload.
+    drop(dns);
+    let mut second = first.clone();
+    second.push(srv("c.mesh.test", c.1));
+    dns = dnsmasq(ns_port, &second);
+    wait_for(Duration::from_secs(40), || {
+        scrape().contains(&ran("c.mesh.test")).then_some(())
+    })
+    .unwrap_or_else(|| panic!("c never joined:\n{}\n{}", scrape(), log()));
+    drop(dns);
+    drop(running);
 }

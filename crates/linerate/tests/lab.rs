@@ -244,6 +244,124 @@ fn userspace_emulator_shapes_rate_and_delay() {
     assert_gone(&lab);
 }
 
+/// TCP payload a real Ethernet of `rate` carries at MTU 1500, as `calc rate` counts the wire:
+/// frames/s of 1518-byte frames × 1448 bytes (MSS 1460 less 12 bytes of timestamps).
+fn ethernet_tcp_ceiling(lab: &Lab, rate: &str) -> f64 {
+    let o = lab
+        .linerate()
+        .args(["calc", "rate", "--link", rate, "--frame", "1518", "--json"])
+        .output()
+        .expect("run linerate calc rate");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_default();
+    let fps = v["rows"][0]["frames_per_second"].as_f64().unwrap_or(0.0);
+    assert!(
+        fps > 0.0,
+        "calc rate: {}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    fps * 1448.0 * 8.0
+}
+
+/// The emulator's forwarded frames and its uptime toward `recv`, from `lab show --json`.
+fn fwd_frames(lab: &Lab) -> (f64, f64) {
+    let v: serde_json::Value =
+        serde_json::from_str(&lab.ok(&["show", &lab.name, "--json"])).unwrap_or_default();
+    let c = &v["emulators"][0]["counters"];
+    (
+        c["fwd"]["tx_frames"].as_f64().unwrap_or(0.0),
+        c["uptime_s"].as_f64().unwrap_or(0.0),
+    )
+}
+
+/// A freshly built 100 Mbit/s link with `extra` lab-up arguments: one TCP stream's goodput,
+/// then the frames/s the link forwards while a UDP flood of full-size frames (1472-byte
+/// datagrams, 1514-byte frames) overfills it, from the emulator's own counters.
+fn through_100m(lab: &Lab, extra: &[&str]) -> (f64, f64, String) {
+    let mut args = vec![
+        "up",
+        &lab.name,
+        "--emulator",
+        "userspace",
+        "--rate",
+        "100M",
+        "--delay",
+        "5ms",
+    ];
+    args.extend_from_slice(extra);
+    lab.ok(&args);
+    let show = lab.ok(&["show", &lab.name]);
+    let tcp = received_bps(&iperf(lab, "198.18.0.2", &["-t", "5", "-O", "1"]));
+    let fps = std::thread::scope(|s| {
+        let flood = s.spawn(|| {
+            iperf(
+                lab,
+                "198.18.0.2",
+                &["-u", "-b", "130M", "-l", "1472", "-t", "7"],
+            )
+        });
+        // Counters are written twice a second with the uptime they belong to. Wait until
+        // the flood fills the link (a half-second's frames above 7000/s), then count 2 s.
+        let started = std::time::Instant::now();
+        let mut last = fwd_frames(lab);
+        while started.elapsed() < Duration::from_secs(4) {
+            std::thread::sleep(Duration::from_millis(500));
+            let now = fwd_frames(lab);
+            let rate = (now.0 - last.0) / (now.1 - last.1).max(1e-3);
+            last = now;
+            if rate > 7000.0 {
+                break;
+            }
+        }
+        let (f0, t0) = last;
+        std::thread::sleep(Duration::from_millis(2000));
+        let (f1, t1) = fwd_frames(lab);
+        let _ = flood.join();
+        (f1 - f0) / (t1 - t0).max(1e-3)
+    });
+    lab.ok(&["down", &lab.name]);
+    (tcp, fps, show)
+}
+
+#[test]
+fn emulated_link_carries_no_more_than_real_ethernet_and_l2_gives_the_old_figure() {
+    require!(root(), program("iperf3"));
+    let lab = Lab::new('h');
+    let ceiling = ethernet_tcp_ceiling(&lab, "100M");
+    assert!((94.1e6..94.2e6).contains(&ceiling), "{ceiling}");
+    // calc rate: 100 Mbit/s / ((1518 + 20) × 8) = 8127.4 frames/s; counted at L2 (1514 bytes,
+    // no FCS, preamble or gap) the same rate passes 8256.3.
+    let (l1_fps_want, l2_fps_want) = (ceiling / (1448.0 * 8.0), 100e6 / (1514.0 * 8.0));
+    let (l1, l1_fps, show) = through_100m(&lab, &[]);
+    assert!(show.contains("100 Mbit/s at L1"), "{show}");
+    assert!(show.contains("rate counted at L1, the wire"), "{show}");
+    // TCP at or below the wire's ceiling (0.2 % for the counting window's edges), and not far
+    // below it (the link is the bottleneck of one stream at 10 ms RTT).
+    assert!(
+        l1 <= ceiling * 1.002 && l1 >= ceiling * 0.8,
+        "L1 link: {l1} bit/s of TCP against a ceiling of {ceiling}"
+    );
+    // The link forwards full-size frames at calc rate's frames/s: 1 % for the sampling.
+    assert!(
+        (l1_fps / l1_fps_want - 1.0).abs() < 0.01,
+        "L1 link forwarded {l1_fps} frames/s, calc rate says {l1_fps_want}"
+    );
+    // Counted at L2 the same rate lets through more than a real wire: the old figure.
+    let (l2, l2_fps, show) = through_100m(&lab, &["--rate-layer", "l2"]);
+    assert!(show.contains("100 Mbit/s at L2"), "{show}");
+    assert!(
+        (l2_fps / l2_fps_want - 1.0).abs() < 0.01 && l2_fps > l1_fps * 1.008,
+        "L2 link forwarded {l2_fps} frames/s (want {l2_fps_want}), L1 {l1_fps}"
+    );
+    eprintln!(
+        "TCP over 100 Mbit/s: L1 {:.2} Mbit/s, L2 {:.2} Mbit/s (Ethernet ceiling {:.2}); \
+         full-size frames/s: L1 {l1_fps:.1}, L2 {l2_fps:.1}",
+        l1 / 1e6,
+        l2 / 1e6,
+        ceiling / 1e6
+    );
+    assert_gone(&lab);
+}
+
 #[test]
 fn kill_dash_nine_of_the_emulator_then_down_removes_everything() {
     require!(root());

@@ -157,3 +157,102 @@ fn killing_the_runner_then_lab_down_leaves_nothing() {
         );
     }
 }
+
+fn stored_runs(db: &Path) -> usize {
+    linerate_store::Store::open(db)
+        .and_then(|s| s.list(&linerate_store::RunFilter::default()))
+        .map_or(0, |l| l.len())
+}
+
+/// Issue 16 item 5: two `lab run`s write one results database at once (both experiments land
+/// whole, numbered apart), and a third killed with `kill -9` while it stores loses at most
+/// the run in progress: the file stays readable, holds no half run, and takes more runs.
+#[test]
+fn two_lab_runs_share_a_database_and_a_killed_one_loses_only_its_run() {
+    require!(root());
+    let (a, b) = (Lab::new('a'), Lab::new('b'));
+    let db = a.state().join("shared.db");
+    let spawn = |lab: &Lab, reps: u32, duration: &str| {
+        let file = experiment(lab.state(), &lab.name, duration, reps);
+        lab.cmd()
+            .args(["run", "--db"])
+            .arg(&db)
+            .arg(&file)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run linerate")
+    };
+    let both = [spawn(&a, 2, "1s"), spawn(&b, 2, "1s")];
+    for child in both {
+        let out = child.wait_with_output().expect("wait for linerate");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let store = linerate_store::Store::open(&db).expect("open the shared database");
+    let experiments = store.experiments().expect("experiments");
+    let mut ids: Vec<(String, usize)> = experiments
+        .iter()
+        .map(|e| {
+            assert_eq!(
+                e.status,
+                linerate_store::ExperimentStatus::Complete,
+                "{e:?}"
+            );
+            (e.id.clone(), e.runs() as usize)
+        })
+        .collect();
+    ids.sort();
+    assert_eq!(
+        ids,
+        [("short-1".to_owned(), 4), ("short-2".to_owned(), 4)],
+        "two experiments of one name, numbered apart, each with all its runs"
+    );
+    assert_eq!(stored_runs(&db), 8);
+    drop(store);
+
+    // A third writer, killed as soon as its first run has landed (the next is then being
+    // measured or stored).
+    let c = Lab::new('c');
+    let before = stored_runs(&db);
+    let mut child = spawn(&c, 3, "1s");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while stored_runs(&db) == before && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().expect("SIGKILL"); // SIGKILL
+    let _ = child.wait();
+    let landed = stored_runs(&db) - before;
+    assert!((1..6).contains(&landed), "{landed} runs of 6 landed");
+    let store = linerate_store::Store::open(&db).expect("the database still opens");
+    assert_eq!(store.integrity_check().expect("check"), "ok");
+    assert!(store.incomplete_runs().expect("runs").is_empty());
+    let killed = store
+        .experiments()
+        .expect("experiments")
+        .into_iter()
+        .find(|e| e.id == "short-3")
+        .expect("the killed experiment is listed");
+    assert_ne!(killed.status, linerate_store::ExperimentStatus::Complete);
+    drop(store);
+    assert!(
+        c.cmd()
+            .args(["down", &c.name])
+            .status()
+            .is_ok_and(|s| s.success())
+    );
+    // And it takes the next experiment.
+    let out = spawn(&c, 1, "1s").wait_with_output().expect("wait");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stored_runs(&db), before + landed + 2);
+    for lab in [&a, &b, &c] {
+        assert!(lab.namespaces().is_empty());
+    }
+}

@@ -282,3 +282,82 @@ fn a_missing_daemon_is_named_with_its_package() {
         assert!(lab.namespaces().is_empty(), "{tunnel}: namespaces left");
     }
 }
+
+/// `audit --role vpn` judges the host with what a stored OpenVPN run showed: the socket buffer
+/// OpenVPN asked for against `net.core.rmem_max`, the tun device's transmit drops at the
+/// queue length it was given, and `calc tunnel`'s MTU against the interface's; each finding
+/// cites the stored run.
+#[test]
+fn audit_role_vpn_learns_from_a_stored_openvpn_run() {
+    require!(root(), program("openvpn"));
+    let lab = Lab::new('v');
+    let rmem_max: u64 = std::fs::read_to_string("/proc/sys/net/core/rmem_max")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .expect("net.core.rmem_max");
+    let path = lab.state().join("ovpn-audit.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "[experiment]\nname = \"ovpn-audit\"\nrepetitions = 1\nlab_name = \"{}\"\n\
+             [lab]\ntunnel = \"openvpn\"\ntunnel_options = [\"rcvbuf={}\", \"txqueuelen=300\"]\n\
+             [workload]\nmode = \"tcp\"\nduration = \"1s\"\n",
+            lab.name,
+            rmem_max * 2
+        ),
+    )
+    .expect("write the experiment");
+    let db = lab.state().join("runs.db");
+    let out = lab
+        .cmd()
+        .arg("run")
+        .arg(&path)
+        .arg("--db")
+        .arg(&db)
+        .output()
+        .expect("run linerate lab run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = lab
+        .linerate()
+        .args(["audit", "--role", "vpn", "--no-hardware", "--json", "--db"])
+        .arg(&db)
+        .output()
+        .expect("run linerate audit");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("audit JSON");
+    let findings = v["findings"].as_array().cloned().unwrap_or_default();
+    let rule = |r: &str| {
+        findings
+            .iter()
+            .find(|f| f["rule"] == r)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {r} in {findings:#?}"))
+    };
+    let capped = rule("vpn-socket-buffer-capped");
+    assert_eq!(capped["key"], "net.core.rmem_max");
+    assert_eq!(capped["severity"], "warning");
+    assert!(
+        capped["source"]
+            .as_str()
+            .is_some_and(|s| s.contains("stored run 1") && s.contains("socket(7)")),
+        "{capped}"
+    );
+    // The tun device's counters were read: drops or none, at the queue length it was given.
+    let queue = findings
+        .iter()
+        .find(|f| f["rule"] == "vpn-tun-queue-drops" || f["rule"] == "vpn-tun-queue-ok")
+        .unwrap_or_else(|| panic!("no tun queue finding in {findings:#?}"));
+    assert_eq!(queue["value"], "300", "{queue}");
+    let mtu = rule("vpn-mtu-fits");
+    assert!(
+        mtu["source"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("calc tunnel --encap openvpn-udp on link MTU 1500")),
+        "{mtu}"
+    );
+    assert!(findings.iter().all(|f| f["severity"] != "error"));
+    assert!(lab.namespaces().is_empty(), "lab run left namespaces");
+}

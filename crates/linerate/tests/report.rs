@@ -331,3 +331,71 @@ fn a_paths_history_since_a_time_and_to_one_peer() {
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("to 198.18.9.9: none"));
 }
+
+/// A grid sweep as `lab run` stores it (variants `CIPHER tunnel.tun-mtu=VALUE`, the swept value
+/// and its parameter with every run), made of real iperf3 documents imported into a fresh store:
+/// the report draws one line per cipher against tun-mtu, each point with its interval.
+#[test]
+fn a_grid_sweep_draws_one_line_per_base_variant() {
+    let dir = tempdir();
+    let db = dir.path().join("runs.db");
+    let grid = [
+        ("AES-256-GCM", 1500, 100),
+        ("AES-256-GCM", 9000, 200),
+        ("CHACHA20-POLY1305", 1500, 400),
+        ("CHACHA20-POLY1305", 9000, 800),
+    ];
+    for rep in 1..=3 {
+        for (cipher, mtu, rate) in grid {
+            let file = data(&format!("report/sweep/rate{rate}-r{rep}.json"));
+            ok_db(
+                &db,
+                &[
+                    "import",
+                    "--experiment",
+                    "openvpn-tun-mtu",
+                    "--variant",
+                    &format!("{cipher} tunnel.tun-mtu={mtu}"),
+                    "--sweep",
+                    &mtu.to_string(),
+                    "--sweep-label",
+                    "tunnel.tun-mtu",
+                    file.to_str().unwrap(),
+                ],
+            );
+        }
+    }
+    let svg_dir = dir.path().join("svg");
+    ok_db(
+        &db,
+        &[
+            "report",
+            "--experiment",
+            "openvpn-tun-mtu",
+            "-o",
+            dir.path().join("grid.html").to_str().unwrap(),
+            "--svg",
+            svg_dir.to_str().unwrap(),
+            "--png",
+            svg_dir.to_str().unwrap(),
+        ],
+    );
+    let svg = std::fs::read_to_string(svg_dir.join("sweep.svg")).expect("a sweep chart");
+    assert!(svg.contains("tunnel.tun-mtu"), "x axis names the parameter");
+    for cipher in ["AES-256-GCM", "CHACHA20-POLY1305", "confidence interval"] {
+        assert_eq!(
+            svg.matches(cipher).count(),
+            1,
+            "one legend entry for {cipher}"
+        );
+    }
+    assert!(
+        !svg.contains(">mean<"),
+        "no single line through both ciphers"
+    );
+    // Per cipher, in its own colour: the line, the legend's sample and its two interval bars.
+    for colour in ["#0072B2", "#E69F00"] {
+        let strokes = svg.matches(&format!("stroke=\"{colour}\"")).count();
+        assert_eq!(strokes, 4, "{colour}");
+    }
+}

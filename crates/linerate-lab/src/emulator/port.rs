@@ -11,6 +11,7 @@ use linerate_sys::packet::{self, PacketOptions};
 use linerate_sys::socket::wait_readable;
 
 use super::shaper::{DelayLine, Shaper, Verdict};
+use crate::impair::Impairment;
 
 /// Size of `struct virtio_net_hdr` in front of every frame.
 pub const VNET_HDR_LEN: usize = packet::VNET_HDR_LEN;
@@ -56,24 +57,24 @@ pub struct Counters {
     pub kernel_drops: AtomicU64,
 }
 
-/// The bytes a frame occupies on the wire: a GSO super-frame counts the headers of every
-/// segment it stands for.
-pub fn wire_len(frame: &[u8]) -> usize {
+/// The bytes of a frame as the kernel holds it (no FCS) and how many wire frames it stands
+/// for: a GSO super-frame counts the headers of every segment it stands for.
+pub fn frame_size(frame: &[u8]) -> (u64, u64) {
     if frame.len() <= VNET_HDR_LEN {
-        return 0;
+        return (0, 0);
     }
     let len = frame.len() - VNET_HDR_LEN;
     let gso_type = frame[1];
     let gso_size = usize::from(u16::from_ne_bytes([frame[4], frame[5]]));
     let csum_start = usize::from(u16::from_ne_bytes([frame[6], frame[7]]));
     if gso_type == 0 || gso_size == 0 {
-        return len;
+        return (len as u64, 1);
     }
     // Headers up to the transport header, plus a TCP header with timestamps.
     let hdr = if csum_start > 0 { csum_start + 32 } else { 66 };
     let payload = len.saturating_sub(hdr);
     let segments = payload.div_ceil(gso_size).max(1);
-    len + (segments - 1) * hdr
+    ((len + (segments - 1) * hdr) as u64, segments as u64)
 }
 
 /// Forwards frames from `rx` to `tx` through `shaper` until `stop` is set or a socket fails
@@ -82,7 +83,7 @@ pub fn forward(
     rx: BorrowedFd<'_>,
     tx: BorrowedFd<'_>,
     shaper: &mut Shaper,
-    reorder: bool,
+    imp: &Impairment,
     counters: &Counters,
     stop: &AtomicBool,
 ) -> io::Result<()> {
@@ -114,7 +115,8 @@ pub fn forward(
             counters
                 .rx_bytes
                 .fetch_add((frame.len().saturating_sub(VNET_HDR_LEN)) as u64, Relaxed);
-            match shaper.admit(now, wire_len(frame), line.len()) {
+            let (bytes, segments) = frame_size(frame);
+            match shaper.admit_frame(now, bytes, segments, line.len()) {
                 Verdict::Lost => {
                     counters.lost.fetch_add(1, Relaxed);
                 }
@@ -125,7 +127,7 @@ pub fn forward(
                     let mut buf = pool.pop().unwrap_or_default();
                     buf.clear();
                     buf.extend_from_slice(frame);
-                    line.push(due, buf, reorder);
+                    line.push(due, buf, imp.reorder);
                 }
             }
         }

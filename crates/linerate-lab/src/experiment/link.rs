@@ -10,6 +10,7 @@ use toml::Spanned;
 
 use super::raw::{OneOrMany, RawLink};
 use super::{Ctx, ExperimentError};
+use crate::impair::RateLayer;
 use crate::spec::{LinkOptions, OnOff, Targeted};
 
 /// One `[TARGET=]VALUE` entry with where it came from.
@@ -30,6 +31,7 @@ pub(super) struct LinkTexts {
     mtu: Vec<Entry>,
     offloads: Vec<Entry>,
     reorder: Option<bool>,
+    rate_layer: Option<Entry>,
 }
 
 fn entries(v: &Option<Spanned<OneOrMany>>, field: String) -> Vec<Entry> {
@@ -59,6 +61,11 @@ impl LinkTexts {
             mtu: entries(&raw.mtu, format!("{prefix}mtu")),
             offloads: entries(&raw.offloads, format!("{prefix}offloads")),
             reorder: raw.reorder.as_ref().map(|r| *r.get_ref()),
+            rate_layer: raw.rate_layer.as_ref().map(|r| Entry {
+                text: r.get_ref().clone(),
+                span: r.span(),
+                field: format!("{prefix}rate_layer"),
+            }),
         }
     }
 
@@ -74,6 +81,7 @@ impl LinkTexts {
             mtu: cat(&self.mtu, &over.mtu),
             offloads: cat(&self.offloads, &over.offloads),
             reorder: over.reorder.or(self.reorder),
+            rate_layer: over.rate_layer.clone().or_else(|| self.rate_layer.clone()),
         }
     }
 
@@ -115,6 +123,13 @@ impl LinkTexts {
             mtu: parse::<u32>(ctx, &self.mtu)?,
             offloads: parse::<OnOff>(ctx, &self.offloads)?,
             reorder: self.reorder.unwrap_or(false),
+            rate_layer: match &self.rate_layer {
+                None => RateLayer::default(),
+                Some(e) => e
+                    .text
+                    .parse()
+                    .map_err(|m| ctx.err(e.span.clone(), &e.field, m))?,
+            },
         })
     }
 

@@ -84,6 +84,7 @@ pub struct RawLink {
     pub mtu: Option<Spanned<OneOrMany>>,
     pub offloads: Option<Spanned<OneOrMany>>,
     pub reorder: Option<Spanned<bool>>,
+    pub rate_layer: Option<Spanned<String>>,
 }
 
 /// `[lab]`.
@@ -100,6 +101,7 @@ pub struct RawLab {
     pub mtu: Option<Spanned<OneOrMany>>,
     pub offloads: Option<Spanned<OneOrMany>>,
     pub reorder: Option<Spanned<bool>>,
+    pub rate_layer: Option<Spanned<String>>,
     pub tunnel: Option<Spanned<String>>,
     #[serde(default)]
     pub tunnel_options: Vec<Spanned<String>>,
@@ -117,6 +119,7 @@ impl RawLab {
             mtu: self.mtu.clone(),
             offloads: self.offloads.clone(),
             reorder: self.reorder.clone(),
+            rate_layer: self.rate_layer.clone(),
         }
     }
 }

@@ -245,6 +245,46 @@ fn a_bad_tunnel_option_names_its_line_and_field() {
 }
 
 #[test]
+fn rate_layer_is_l1_unless_the_lab_or_a_variant_says_l2() -> Result<(), ExperimentError> {
+    use crate::impair::RateLayer;
+    let text = format!(
+        "{MINIMAL}[lab]\nrate = \"100M\"\n[[variant]]\nname = \"wire\"\n[[variant]]\nname = \"frames\"\nlink = {{ rate_layer = \"l2\" }}\n"
+    );
+    let e = parse(&text, Path::new("x.toml"), &HOST)?;
+    let layer = |v: usize| {
+        e.variants[v].spec.links[0]
+            .emulation
+            .as_ref()
+            .map(|d| (d[0].rate_layer, d[1].rate_layer))
+    };
+    assert_eq!(layer(0), Some((RateLayer::L1, RateLayer::L1)));
+    assert_eq!(layer(1), Some((RateLayer::L2, RateLayer::L2)));
+    let all_l2 = parse(
+        &format!("{MINIMAL}[lab]\nrate = \"100M\"\nrate_layer = \"L2\"\n"),
+        Path::new("x.toml"),
+        &HOST,
+    )?;
+    assert_eq!(
+        all_l2.variants[0].spec.links[0]
+            .emulation
+            .as_ref()
+            .map(|d| d[0].rate_layer),
+        Some(RateLayer::L2)
+    );
+    let bad = err(
+        &format!("{MINIMAL}[lab]\nrate = \"100M\"\nrate_layer = \"l3\"\n"),
+        &HOST,
+    );
+    assert_eq!(
+        (bad.line, bad.field.as_str()),
+        (8, "lab.rate_layer"),
+        "{bad}"
+    );
+    assert!(bad.message.contains("expected l1"), "{bad}");
+    Ok(())
+}
+
+#[test]
 fn pps_workloads_use_the_frame_generator_unless_the_file_says_socket() -> Result<(), ExperimentError>
 {
     let pps = "[experiment]\nname = \"x\"\n[workload]\nmode = \"pps\"\nduration = \"1s\"\n";

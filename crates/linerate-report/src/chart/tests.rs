@@ -143,6 +143,66 @@ fn bars_and_sweeps_draw_their_intervals() -> Result<(), ReportError> {
     Ok(())
 }
 
+#[test]
+fn a_grid_sweep_has_a_line_and_coloured_bars_per_series() -> Result<(), ReportError> {
+    let line = |name: &str, scale: f64| super::SweepSeries {
+        name: name.into(),
+        points: [1500.0, 9000.0, 24000.0, 60000.0]
+            .iter()
+            .map(|&x| SweepPoint {
+                x,
+                mean: scale * x.ln(),
+                ci: Some((scale * x.ln() * 0.95, scale * x.ln() * 1.05)),
+            })
+            .collect(),
+    };
+    let chart = super::sweep_series(
+        &[line("AES-256-GCM", 1e8), line("CHACHA20-POLY1305", 0.8e8)],
+        "tunnel.tun-mtu",
+        "sweep",
+        "Throughput against tunnel.tun-mtu",
+    )?;
+    for label in ["AES-256-GCM", "CHACHA20-POLY1305", "confidence interval"] {
+        assert_eq!(chart.svg.matches(label).count(), 1, "legend entry {label}");
+    }
+    if let Ok(dir) = std::env::var("LINERATE_CHART_DUMP") {
+        let _ = std::fs::write(format!("{dir}/grid-sweep.svg"), &chart.svg);
+    }
+    // Each series: one line through its 4 values, and 6 strokes in its colour (the line,
+    // the legend sample and the 4 interval bars).
+    for colour in ["#0072B2", "#E69F00"] {
+        let strokes: Vec<&str> = chart
+            .svg
+            .lines()
+            .filter(|l| l.contains(&format!("stroke=\"{colour}\"")))
+            .collect();
+        let lines = strokes
+            .iter()
+            .filter(|l| {
+                l.split("points=\"")
+                    .nth(1)
+                    .and_then(|p| p.split('"').next())
+                    .is_some_and(|p| p.split_whitespace().count() == 4)
+            })
+            .count();
+        assert_eq!((strokes.len(), lines), (6, 1), "{colour}: {strokes:#?}");
+    }
+    // One value is no curve, however many series.
+    let short = |name: &str| super::SweepSeries {
+        name: name.into(),
+        points: vec![SweepPoint {
+            x: 1500.0,
+            mean: 1e8,
+            ci: None,
+        }],
+    };
+    assert!(matches!(
+        super::sweep_series(&[short("a"), short("b")], "x", "s", "S"),
+        Err(ReportError::NoData(_))
+    ));
+    Ok(())
+}
+
 /// 100 ms bins up to `bins` × 100 ms, shares from `shares` (the rest overflows).
 fn series(label: &str, shares: &[f64], bins: usize) -> DistributionSeries {
     #[allow(clippy::cast_precision_loss)]

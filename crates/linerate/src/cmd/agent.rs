@@ -11,6 +11,7 @@
 //! keeps the one it runs.
 
 mod config;
+mod dns;
 mod metrics;
 
 use std::collections::HashMap;
@@ -38,6 +39,8 @@ use metrics::{Metrics, TestLabels};
   metrics = \"198.18.0.1:9201\"     # Prometheus /metrics
   [[peer]]
   host = \"198.18.0.2\"             # port 5201 unless host:port; or dns = \"NAME\" (every A/AAAA)
+  [[peer]]
+  srv = \"_tests._tcp.mesh.example\" # every server of an SRV record set, on its port
   [[test]]
   mode = \"tcp\"                    # tcp | udp (rate = \"10M\") | rr
   every = \"5s\"

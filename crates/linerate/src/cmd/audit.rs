@@ -8,6 +8,7 @@
 
 pub mod host;
 mod live;
+mod vpn;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -31,6 +32,7 @@ use host::HostFacts;
     "Exit status: 0 nothing at or above --fail-on, 1 findings, 2 usage or I/O error.\n\n",
     "Examples:\n",
     "  linerate audit --role router --rate 10G --rtt 1ms\n",
+    "  linerate audit --role vpn --db runs.db\n",
     "  linerate audit --snapshot-out host.json\n",
     "  linerate audit --snapshot sysctl-a.txt --host-snapshot host.json",
 ))]
@@ -57,6 +59,10 @@ pub struct Args {
     pub netns: Option<String>,
     #[command(flatten)]
     pub target: TargetArgs,
+    /// With --role vpn: the results database whose newest tunnel run (`lab run` through a
+    /// tunnel) is judged with the settings
+    #[command(flatten)]
+    pub db: crate::cmd::history::db::DbArgs,
     /// Exit 1 when a finding is at or above: error, warning, info, never
     #[arg(long, default_value = "error", value_name = "SEVERITY")]
     pub fail_on: FailOn,
@@ -147,6 +153,15 @@ fn collect(args: &Args) -> anyhow::Result<(String, Context, Vec<Finding>)> {
         None => live::settings(args)?,
     };
     let mut findings = audit::audit(&entries, &ctx)?;
+    if ctx.role == Some(Role::Vpn) {
+        let store = args.db.open_if_exists()?;
+        let run = match &store {
+            Some(s) => vpn::newest_tunnel_run(s)?,
+            None => None,
+        };
+        let path = args.db.path()?.display().to_string();
+        findings.extend(vpn::findings(run.as_ref(), &entries, &path));
+    }
     // Hardware findings (tuning's hardware rules over a linerate-probe snapshot) join the same
     // list: a saved host snapshot, or this host when its live settings are audited.
     let live_host = args.snapshot.is_none() && args.netns.is_none() && host_dump.is_none();

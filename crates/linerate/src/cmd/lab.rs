@@ -14,6 +14,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use linerate_lab::firewall::Firewall;
+use linerate_lab::impair::RateLayer;
 use linerate_lab::spec::{OnOff, Targeted};
 use linerate_lab::topology::Topology;
 use linerate_lab::{EmulatorChoice, LabName, LabSpec, LinkOptions, NodeSysctl, StateDir};
@@ -52,6 +53,7 @@ enum LabCommand {
         after_help = "Examples:\n  linerate lab up demo --rate 1G --delay 20ms\n  \
         linerate lab up demo --topology router --rate 1G --delay 20ms --loss l1:fwd=0.1%\n  \
         linerate lab up demo --emulator userspace --jitter 1ms --sysctl recv:net.ipv4.tcp_rmem='4096 131072 33554432'\n  \
+        linerate lab up demo --rate 100M --rate-layer l2\n  \
         linerate lab up demo --tunnel wireguard\n  \
         linerate lab up demo --topology router --tunnel openvpn --tunnel-opt cipher=AES-128-GCM --tunnel-opt tun-mtu=9000"
     )]
@@ -139,7 +141,7 @@ struct UpArgs {
     /// [default: off on emulated links (per-frame emulation), on elsewhere]
     #[arg(long, value_name = "[LINK=]on|off")]
     offloads: Vec<Targeted<OnOff>>,
-    /// Emulated link rate, e.g. 1G
+    /// Emulated link rate, e.g. 1G; counted at L1 like real Ethernet (see --rate-layer)
     #[arg(long, value_name = "[TARGET=]RATE", value_parser = targeted_rate, allow_hyphen_values = true)]
     rate: Vec<Targeted<BitRate>>,
     /// One-way delay, e.g. 20ms
@@ -157,6 +159,13 @@ struct UpArgs {
     /// Let jitter reorder frames
     #[arg(long)]
     reorder: bool,
+    /// What --rate counts on every link. l1 (the wire, as `calc rate` counts): each frame +
+    /// 4 B FCS, padded to 64 B, + 8 B preamble/SFD + 12 B inter-frame gap, so 1G carries what
+    /// real 1 Gbit/s Ethernet carries (941 Mbit/s of TCP at MTU 1500); kernel netem gets
+    /// `rate RATE 24` (netem does not pad short frames). l2: frames as the kernel holds them
+    /// (header + payload, no FCS), as tbf and plain netem count
+    #[arg(long, value_name = "l1|l2", default_value = "l1")]
+    rate_layer: RateLayer,
     /// Link emulator: kernel netem if present (auto), kernel, or linerate's userspace emulator
     #[arg(long, default_value = "auto")]
     emulator: EmulatorChoice,
@@ -434,6 +443,7 @@ fn up(dir: &StateDir, a: UpArgs) -> anyhow::Result<ExitCode> {
         loss: a.loss,
         limit: a.limit,
         reorder: a.reorder,
+        rate_layer: a.rate_layer,
     };
     let mut spec = LabSpec::new(a.name, a.topology, &opts, a.emulator, a.sysctl)?;
     if let Some(kind) = &a.tunnel {

@@ -297,6 +297,6 @@ fn history(groups: &[analysis::Group]) -> Option<linerate_report::Sweep> {
     points.sort_by(|a, b| a.x.total_cmp(&b.x));
     Some(linerate_report::Sweep {
         label: format!("hours since {}", linerate_report::format::utc(first)),
-        points,
+        series: vec![linerate_report::SweepSeries::single(points)],
     })
 }

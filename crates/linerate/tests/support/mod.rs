@@ -86,6 +86,7 @@ pub fn program(program: &str) -> Need {
         "nft" => "nftables",
         "script" => "bsdutils",
         "setpriv" => "util-linux",
+        "dnsmasq" => "dnsmasq-base",
         other => other,
     };
     Err(format!(

@@ -377,6 +377,9 @@ pub struct Netem {
     pub jitter_ns: u64,
     /// Rate limit in bytes per second (`None`: unlimited).
     pub rate_bytes_per_s: Option<u64>,
+    /// Bytes netem adds to each packet's length when it paces at the rate (tc's
+    /// `rate RATE PACKETOVERHEAD`; may be negative).
+    pub packet_overhead: i32,
 }
 
 impl Netem {
@@ -406,6 +409,7 @@ impl Netem {
             // struct tc_netem_rate: rate (u32), packet_overhead, cell_size, cell_overhead.
             let mut rate = [0u8; 16];
             rate[0..4].copy_from_slice(&u32::try_from(bytes).unwrap_or(u32::MAX).to_ne_bytes());
+            rate[4..8].copy_from_slice(&self.packet_overhead.to_ne_bytes());
             nlas.push(DefaultNla::new(Self::TCA_NETEM_RATE, rate.to_vec()));
             if bytes > u64::from(u32::MAX) {
                 nlas.push(DefaultNla::new(
@@ -445,6 +449,7 @@ mod tests {
             latency_ns: 20_000_000,
             jitter_ns: 1_000_000,
             rate_bytes_per_s: Some(125_000_000),
+            packet_overhead: 24,
         };
         let blob = n.to_options();
         assert_eq!(blob[4..8], 10_000u32.to_ne_bytes());
@@ -458,7 +463,13 @@ mod tests {
                 (11, 1_000_000u64.to_ne_bytes().to_vec()),
                 (
                     6,
-                    [125_000_000u32.to_ne_bytes(), [0; 4], [0; 4], [0; 4]].concat()
+                    [
+                        125_000_000u32.to_ne_bytes(),
+                        24i32.to_ne_bytes(),
+                        [0; 4],
+                        [0; 4]
+                    ]
+                    .concat()
                 ),
             ]
         );
@@ -469,7 +480,10 @@ mod tests {
         .to_options();
         let a = attrs(&fast);
         assert!(a.contains(&(8, 12_500_000_000u64.to_ne_bytes().to_vec())));
-        assert!(a.contains(&(6, [u32::MAX.to_ne_bytes(), [0; 4], [0; 4], [0; 4]].concat())));
+        assert!(a.contains(&(
+            6,
+            [u32::MAX.to_ne_bytes(), 24i32.to_ne_bytes(), [0; 4], [0; 4]].concat()
+        )));
         assert_eq!(attrs(&Netem::default().to_options()).len(), 2, "no rate");
     }
 

@@ -9,6 +9,8 @@
 //! host = "198.18.0.2"             # port 5201 unless host:port
 //! [[peer]]
 //! dns = "linerate.fleet.svc"      # every A/AAAA address of the name, re-resolved each round
+//! [[peer]]
+//! srv = "_linerate._tcp.fleet.svc" # every server of an SRV record set, with its port
 //! [[test]]
 //! mode = "tcp"                    # tcp | udp | rr
 //! every = "5s"
@@ -20,6 +22,8 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use linerate_units::{BitRate, Duration};
+
+use super::dns;
 use toml::Spanned;
 
 /// The port a peer's server listens on unless the config says otherwise (iperf3's).
@@ -81,6 +85,9 @@ pub enum PeerSource {
     /// Every address a DNS name resolves to (A and AAAA), re-resolved every round; a
     /// Kubernetes headless Service is such a name.
     Dns { name: String, port: u16 },
+    /// Every server an SRV name lists (`_service._proto.domain`), with the port it gives;
+    /// re-resolved every round.
+    Srv { name: String },
 }
 
 /// A peer as configured.
@@ -108,6 +115,9 @@ pub struct Config {
     pub metrics: SocketAddr,
     pub peers: Vec<PeerConfig>,
     pub tests: Vec<TestConfig>,
+    /// Nameservers for `dns` and `srv` peers; empty: the system's (`/etc/resolv.conf`, and
+    /// the C library's resolver for `dns` peers, so `/etc/hosts` counts).
+    pub resolvers: Vec<SocketAddr>,
 }
 
 /// A peer to test now: its label and address.
@@ -128,6 +138,8 @@ mod raw {
         pub listen: Option<Spanned<String>>,
         pub metrics: Option<Spanned<String>>,
         #[serde(default)]
+        pub resolvers: Vec<Spanned<String>>,
+        #[serde(default)]
         pub peer: Vec<Spanned<Peer>>,
         #[serde(default)]
         pub test: Vec<Spanned<Test>>,
@@ -138,6 +150,7 @@ mod raw {
     pub struct Peer {
         pub host: Option<Spanned<String>>,
         pub dns: Option<Spanned<String>>,
+        pub srv: Option<Spanned<String>>,
         pub port: Option<Spanned<i64>>,
         pub name: Option<Spanned<String>>,
     }
@@ -184,6 +197,17 @@ impl Ctx<'_> {
             ));
         }
         Ok(d)
+    }
+
+    fn dns_name(&self, v: &Spanned<String>, key: &str) -> Result<String, ConfigError> {
+        let name = v.get_ref().trim();
+        if name.is_empty()
+            || name.len() > 253
+            || name.contains(|c: char| c.is_whitespace() || matches!(c, ':' | '/' | '@'))
+        {
+            return Err(self.err(v.span(), key, format!("{name:?} is not a DNS name")));
+        }
+        Ok(name.to_owned())
     }
 
     fn addr(&self, v: &Spanned<String>, key: &str) -> Result<SocketAddr, ConfigError> {
@@ -254,8 +278,8 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
             ),
             None => None,
         };
-        let source = match (&p.host, &p.dns) {
-            (Some(h), None) => {
+        let source = match (&p.host, &p.dns, &p.srv) {
+            (Some(h), None, None) => {
                 let (host, in_host) = host_port(h.get_ref()).ok_or_else(|| {
                     ctx.err(
                         h.span(),
@@ -268,26 +292,45 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
                     port: port.or(in_host).unwrap_or(DEFAULT_PORT),
                 }
             }
-            (None, Some(d)) => {
-                let name = d.get_ref().trim();
-                if name.is_empty() || name.contains([':', ' ', '/']) {
+            (None, Some(d), None) => PeerSource::Dns {
+                name: ctx.dns_name(d, "peer.dns")?,
+                port: port.unwrap_or(DEFAULT_PORT),
+            },
+            (None, None, Some(d)) => {
+                if let Some(v) = &p.port {
                     return Err(ctx.err(
-                        d.span(),
-                        "peer.dns",
-                        format!("{name:?} is not a DNS name"),
+                        v.span(),
+                        "peer.port",
+                        "an SRV record gives the port; leave port out",
                     ));
                 }
-                PeerSource::Dns {
-                    name: name.to_owned(),
-                    port: port.unwrap_or(DEFAULT_PORT),
+                PeerSource::Srv {
+                    name: ctx.dns_name(d, "peer.srv")?,
                 }
             }
-            _ => return Err(ctx.err(span, "peer", "give exactly one of host or dns")),
+            _ => {
+                return Err(ctx.err(span, "peer", "give exactly one of host, dns or srv"));
+            }
         };
         peers.push(PeerConfig {
             source,
             name: p.name.as_ref().map(|n| n.get_ref().clone()),
         });
+    }
+    let mut resolvers = Vec::new();
+    for r in &raw.resolvers {
+        let text = r.get_ref();
+        let addr = text
+            .parse::<SocketAddr>()
+            .or_else(|_| text.parse::<IpAddr>().map(|ip| SocketAddr::new(ip, 53)))
+            .map_err(|_| {
+                ctx.err(
+                    r.span(),
+                    "resolvers",
+                    format!("{text:?} is not ADDRESS or ADDRESS:PORT of a nameserver"),
+                )
+            })?;
+        resolvers.push(addr);
     }
     let mut tests = Vec::new();
     for t in &raw.test {
@@ -340,6 +383,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
         metrics,
         peers,
         tests,
+        resolvers,
     })
 }
 
@@ -356,11 +400,18 @@ pub fn load(file: &Path) -> Result<Config, ConfigError> {
 }
 
 impl Config {
-    /// The peers to test this round: static ones as configured, DNS ones resolved now (a name
-    /// that does not resolve gives nothing this round, and says so through `unresolved`).
-    /// The agent's own listening address is left out.
+    /// The peers to test this round: static ones as configured, DNS and SRV ones resolved now
+    /// (a name that does not resolve gives nothing this round, and says so through
+    /// `unresolved`). The agent's own listening address is left out.
     pub fn targets(&self, unresolved: &mut dyn FnMut(&str, &std::io::Error)) -> Vec<Target> {
         let mut out = Vec::new();
+        let resolver = || {
+            if self.resolvers.is_empty() {
+                dns::Resolver::system()
+            } else {
+                Ok(dns::Resolver::with_servers(self.resolvers.clone()))
+            }
+        };
         for p in &self.peers {
             match &p.source {
                 PeerSource::Host { host, port } => out.push(Target {
@@ -368,23 +419,40 @@ impl Config {
                     host: host.clone(),
                     port: *port,
                 }),
-                PeerSource::Dns { name, port } => match (name.as_str(), *port).to_socket_addrs() {
-                    Ok(addrs) => {
-                        for a in addrs {
-                            if a.ip() == self.listen.ip() && a.port() == self.listen.port() {
-                                continue;
-                            }
-                            out.push(Target {
-                                label: a.ip().to_string(),
-                                host: a.ip().to_string(),
-                                port: a.port(),
-                            });
-                        }
+                PeerSource::Dns { name, port } => {
+                    let addrs = if self.resolvers.is_empty() {
+                        (name.as_str(), *port)
+                            .to_socket_addrs()
+                            .map(|a| a.map(|a| a.ip()).collect())
+                    } else {
+                        resolver().and_then(|r| r.lookup_ip(name))
+                    };
+                    match addrs {
+                        Ok(addrs) => out.extend(addrs.into_iter().map(|ip| Target {
+                            label: ip.to_string(),
+                            host: ip.to_string(),
+                            port: *port,
+                        })),
+                        Err(e) => unresolved(name, &e),
                     }
+                }
+                // One peer per server, named by its target and tested at its first address
+                // (a server with A and AAAA records is one host, not two).
+                PeerSource::Srv { name } => match resolver().and_then(|r| r.lookup_srv(name)) {
+                    Ok(servers) => out.extend(servers.into_iter().filter_map(|s| {
+                        Some(Target {
+                            host: s.addrs.first()?.to_string(),
+                            label: s.host,
+                            port: s.port,
+                        })
+                    })),
                     Err(e) => unresolved(name, &e),
                 },
             }
         }
+        out.retain(|t| {
+            t.host.parse::<IpAddr>().ok() != Some(self.listen.ip()) || t.port != self.listen.port()
+        });
         out.sort();
         out.dedup();
         out
@@ -468,7 +536,28 @@ mod tests {
         let e = parse_str("listen = \"nope\"\n").expect_err("listen");
         assert_eq!((e.line, e.key.as_str()), (1, "listen"), "{e}");
         let e = parse_str("[[peer]]\nhost = \"a\"\ndns = \"b\"\n").expect_err("both");
-        assert!(e.to_string().contains("exactly one of host or dns"), "{e}");
+        assert!(
+            e.to_string().contains("exactly one of host, dns or srv"),
+            "{e}"
+        );
+        let e = parse_str("[[peer]]\nsrv = \"_l._tcp.x\"\nport = 5201\n").expect_err("srv port");
+        assert_eq!((e.line, e.key.as_str()), (3, "peer.port"), "{e}");
+        let e = parse_str("resolvers = [\"ns1\"]\n").expect_err("resolver");
+        assert_eq!(e.key, "resolvers", "{e}");
+        let c = parse_str("resolvers = [\"198.18.0.53\", \"[2001:db8::53]:5353\"]\n[[peer]]\nsrv = \"_l._tcp.x\"\n").unwrap();
+        assert_eq!(
+            c.resolvers,
+            [
+                "198.18.0.53:53".parse::<SocketAddr>().unwrap(),
+                "[2001:db8::53]:5353".parse().unwrap()
+            ]
+        );
+        assert_eq!(
+            c.peers[0].source,
+            PeerSource::Srv {
+                name: "_l._tcp.x".into()
+            }
+        );
         let e = parse_str("[[peer]]\nhots = \"a\"\n").expect_err("unknown key");
         assert_eq!(e.line, 2, "{e}");
         let e = parse_str("[[test]]\nmode = \"tcp\"\nevery = \"1s\"\nduration = \"1s\"\n")

@@ -263,34 +263,74 @@ impl Outcome {
     }
 }
 
-/// The sweep curve of an experiment whose variants carry numeric sweep values, with the
-/// confidence interval of each mean.
+/// The sweep curves of an experiment whose variants carry numeric sweep values, with the
+/// confidence interval of each mean: one curve, or for a grid sweep (`lab run` names its
+/// variants `BASE PARAMETER=VALUE`, e.g. tun-mtu × cipher) one curve per base variant.
 pub fn sweep(groups: &[Group], outcome: Option<&Outcome>) -> Option<linerate_report::Sweep> {
     let mut label = None;
-    let mut points = Vec::new();
+    let mut series: Vec<linerate_report::SweepSeries> = Vec::new();
     for g in groups {
         let (x, l) = g.sweep.clone()?;
-        label.get_or_insert(l);
         let values: Vec<f64> = g.runs.iter().map(|(_, r)| r.summary.received_bps).collect();
         let summary = Summary::of(&values);
         let ci = outcome
             .and_then(|o| o.analysis.sets.iter().find(|s| s.label == g.label))
             .and_then(|s| s.ci);
-        points.push(linerate_report::SweepPoint {
+        let point = linerate_report::SweepPoint {
             x,
             mean: summary.mean,
             ci,
-        });
+        };
+        let base = grid_base(&g.label, &l).unwrap_or("mean");
+        label.get_or_insert(l);
+        match series.iter_mut().find(|s| s.name == base) {
+            Some(s) => s.points.push(point),
+            None => series.push(linerate_report::SweepSeries {
+                name: base.to_owned(),
+                points: vec![point],
+            }),
+        }
     }
-    // A grid sweep (several variants × the values, e.g. tun-mtu × cipher) has one curve per
-    // variant; one line through all of its points would zig-zag between them, so draw none.
-    let mut xs: Vec<f64> = points.iter().map(|p| p.x).collect();
-    xs.sort_by(f64::total_cmp);
-    if xs.windows(2).any(|w| w[0] == w[1]) {
-        return None;
+    // Variants that share a value but not a base (a sweep whose names do not say the base)
+    // would zig-zag on one line: draw none.
+    for s in &series {
+        let mut xs: Vec<f64> = s.points.iter().map(|p| p.x).collect();
+        xs.sort_by(f64::total_cmp);
+        if xs.windows(2).any(|w| w[0] == w[1]) {
+            return None;
+        }
     }
-    (points.len() >= 2).then(|| linerate_report::Sweep {
+    let points: usize = series.iter().map(|s| s.points.len()).sum();
+    (points >= 2).then(|| linerate_report::Sweep {
         label: label.unwrap_or_default(),
-        points,
+        series,
     })
+}
+
+/// The base variant of a grid sweep's variant `BASE PARAMETER=VALUE` (`AES-256-GCM
+/// tunnel.tun-mtu=1500` → `AES-256-GCM`); `None` for a plain sweep's `PARAMETER=VALUE`.
+fn grid_base<'a>(variant: &'a str, parameter: &str) -> Option<&'a str> {
+    let (base, last) = variant.rsplit_once(' ')?;
+    let value = last.strip_prefix(parameter)?.strip_prefix('=')?;
+    (!base.is_empty() && !value.is_empty()).then_some(base)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grid_base;
+
+    #[test]
+    fn a_grid_variant_names_its_base_and_a_plain_sweep_none() {
+        assert_eq!(
+            grid_base("AES-256-GCM tunnel.tun-mtu=1500", "tunnel.tun-mtu"),
+            Some("AES-256-GCM")
+        );
+        assert_eq!(
+            grid_base("my cipher tunnel.tun-mtu=9000", "tunnel.tun-mtu"),
+            Some("my cipher")
+        );
+        assert_eq!(grid_base("tunnel.tun-mtu=1500", "tunnel.tun-mtu"), None);
+        assert_eq!(grid_base("AES tunnel.tun-mtu=", "tunnel.tun-mtu"), None);
+        assert_eq!(grid_base("AES link.mtu=1500", "tunnel.tun-mtu"), None);
+    }
 }

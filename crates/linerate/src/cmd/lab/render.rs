@@ -60,6 +60,9 @@ pub fn show_text(s: &LabState, stats: &Stats) -> String {
                     f.describe(),
                     r.describe()
                 ));
+                if let Some(line) = rate_layer_line(f, r, s.emulator) {
+                    out.push_str(&line);
+                }
                 if let Some(ns) = &l.emulator_netns {
                     out.push_str(&format!(
                         "\n     emulator: namespace {ns}, pid {}",
@@ -85,6 +88,27 @@ pub fn show_text(s: &LabState, stats: &Stats) -> String {
         }
     }
     out
+}
+
+/// What a link's rate counts, for `lab show`: the layer in words and, on the kernel path,
+/// the packet overhead netem was given. `None` when neither direction has a rate.
+fn rate_layer_line(
+    fwd: &linerate_lab::impair::Impairment,
+    rev: &linerate_lab::impair::Impairment,
+    emulator: linerate_lab::state::EmulatorKind,
+) -> Option<String> {
+    let layer = [fwd, rev]
+        .iter()
+        .find(|d| d.rate.is_some())
+        .map(|d| d.rate_layer)?;
+    let mut line = format!("\n     rate counted at {}", layer.explain());
+    if emulator == linerate_lab::state::EmulatorKind::Kernel {
+        line.push_str(&format!(
+            "; netem paces with packet overhead {} B (`rate RATE {0}`), short frames unpadded",
+            layer.netem_packet_overhead()
+        ));
+    }
+    Some(line)
 }
 
 /// `lab show --json`.
@@ -433,6 +457,40 @@ mod tests {
             summary: linerate_stats::Summary::of(values),
             vs_baseline: None,
         }
+    }
+
+    #[test]
+    fn show_states_the_rate_layer_and_netems_packet_overhead() {
+        use linerate_lab::impair::{Impairment, RateLayer};
+        use linerate_lab::state::EmulatorKind;
+        let rated = |layer| Impairment {
+            rate: Some(linerate_units::BitRate::from_gbps(1)),
+            rate_layer: layer,
+            limit: 1000,
+            ..Impairment::default()
+        };
+        let none = Impairment::default();
+        assert_eq!(
+            rate_layer_line(&none, &none, EmulatorKind::Kernel),
+            None,
+            "no rate, nothing to say"
+        );
+        let kernel =
+            rate_layer_line(&rated(RateLayer::L1), &none, EmulatorKind::Kernel).unwrap_or_default();
+        assert!(kernel.contains("rate counted at L1, the wire"), "{kernel}");
+        assert!(
+            kernel.contains("netem paces with packet overhead 24 B (`rate RATE 24`)"),
+            "{kernel}"
+        );
+        let user = rate_layer_line(&none, &rated(RateLayer::L2), EmulatorKind::Userspace)
+            .unwrap_or_default();
+        assert!(
+            user.contains("rate counted at L2") && !user.contains("netem"),
+            "{user}"
+        );
+        let kernel_l2 =
+            rate_layer_line(&rated(RateLayer::L2), &none, EmulatorKind::Kernel).unwrap_or_default();
+        assert!(kernel_l2.contains("packet overhead 0 B"), "{kernel_l2}");
     }
 
     #[test]
