@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::child::wait_bounded;
 use crate::netns::Netns;
-use crate::runner::wait_bounded;
 use crate::state::LabState;
 use crate::topology::Topology;
 use crate::{LabError, control};
