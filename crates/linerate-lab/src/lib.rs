@@ -17,6 +17,7 @@
 #![forbid(unsafe_code)]
 
 pub mod build;
+mod child;
 pub mod control;
 pub mod emulator;
 mod error;

@@ -15,11 +15,11 @@ mod frames;
 mod iperf3;
 mod summary;
 
-use std::time::{Duration, Instant};
-
 pub use engine::Engine;
 pub use iperf3::Iperf3;
 pub use summary::comparison_options;
+
+pub(crate) use crate::child::wait_bounded;
 
 use linerate_stats::Confidence;
 use linerate_stats::comparison::Verdict;
@@ -279,34 +279,4 @@ fn one_run(
     }
     teardown::down(&opts.state_dir, &variant.spec.name)?;
     Ok(result)
-}
-
-/// Waits for `child` to end, killing it when `interrupted` says so or `limit` passes.
-pub(crate) fn wait_bounded(
-    child: &mut std::process::Child,
-    limit: Duration,
-    interrupted: &dyn Fn() -> bool,
-) -> Result<std::process::ExitStatus, LabError> {
-    let started = Instant::now();
-    loop {
-        if let Some(status) = child
-            .try_wait()
-            .map_err(LabError::io("wait for the load generator"))?
-        {
-            return Ok(status);
-        }
-        if interrupted() || started.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(LabError::Io {
-                what: if interrupted() {
-                    "load stopped by a signal".into()
-                } else {
-                    format!("load generator still running after {limit:?}")
-                },
-                source: std::io::Error::from(std::io::ErrorKind::TimedOut),
-            });
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }

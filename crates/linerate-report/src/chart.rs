@@ -15,8 +15,10 @@ use crate::format::rate_scale;
 use linerate_store::{Direction, Latency, RunRecord};
 
 mod distribution;
+mod frames;
 
 pub use distribution::{DistributionBin, DistributionSeries, distribution};
+pub use frames::{FramePoint, ndr_pdr};
 
 /// One chart: a name for files (`run-3-throughput`) and its SVG text.
 #[derive(Debug, Clone)]

@@ -62,6 +62,8 @@ pub struct ReportInput {
     pub comparison: Option<Comparison>,
     /// A sweep curve, when the experiment sweeps a numeric parameter.
     pub sweep: Option<Sweep>,
+    /// RFC 2544 results (`lab rfc2544`): NDR and PDR per frame size.
+    pub rfc2544: Vec<chart::FramePoint>,
     /// Per-run charts for at most this many runs (0: no limit).
     pub max_run_charts: usize,
     /// CPU profiles, when the runs were profiled.
@@ -125,6 +127,20 @@ pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
             &format!("Throughput against {}", s.label),
         );
         body.push_str("<section><h2>Sweep</h2>\n");
+        place(chart, &mut body, &mut charts)?;
+        body.push_str("</section>\n");
+    }
+
+    if !input.rfc2544.is_empty() {
+        body.push_str("<section><h2>RFC 2544 throughput</h2>\n");
+        if input.rfc2544.iter().any(|p| p.generator_bound) {
+            body.push_str(
+                "<p class=\"warn\">⚠ (!) generator-bound: the generator, not the DUT, set these \
+                 results (NDR within 10 % of the generator's own ceiling, or the load above NDR \
+                 failed only because the generator could not send it).</p>\n",
+            );
+        }
+        let chart = chart::ndr_pdr(&input.rfc2544, "rfc2544", "NDR and PDR against frame size");
         place(chart, &mut body, &mut charts)?;
         body.push_str("</section>\n");
     }

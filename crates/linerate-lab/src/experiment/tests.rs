@@ -298,7 +298,10 @@ fn pps_workloads_use_the_frame_generator_unless_the_file_says_socket() -> Result
         Path::new("router-firewall.toml"),
         &HOST,
     )?;
-    assert_eq!(rf.variants[0].workload.generator, Some(PpsGenerator::Frames));
+    assert_eq!(
+        rf.variants[0].workload.generator,
+        Some(PpsGenerator::Frames)
+    );
     // Other modes have no generator to choose; a wrong name is named.
     let e = err(&format!("{MINIMAL}generator = \"frames\"\n"), &HOST);
     assert_eq!((e.line, e.field.as_str()), (6, "workload.generator"));

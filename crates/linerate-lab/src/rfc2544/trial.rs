@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::child::wait_bounded;
 use crate::netns::Netns;
-use crate::runner::wait_bounded;
 use crate::state::LabState;
 use crate::topology::Topology;
 use crate::{LabError, control};
@@ -248,7 +248,16 @@ pub fn run(
     let result = (|| {
         // Wait (bounded) until the receiver's packet socket is open in its namespace.
         let started = Instant::now();
-        while packet_sockets(Some(receiver.id())) <= before {
+        // The child is `ip` until it has entered the namespace and exec'd linerate: count
+        // sockets only once it is in the counter's namespace.
+        let target = crate::netns::identity(count_ns_name).map(|(_, ino)| ino);
+        let ready = |pid: u32| {
+            let inside = std::fs::metadata(format!("/proc/{pid}/ns/net"))
+                .ok()
+                .map(|m| std::os::unix::fs::MetadataExt::ino(&m));
+            target.is_some() && inside == target && packet_sockets(Some(pid)) > before
+        };
+        while !ready(receiver.id()) {
             if let Some(status) = receiver.try_wait().map_err(io("wait for gen --receive"))? {
                 return Err(LabError::Io {
                     what: format!("gen --receive ended before counting ({status})"),
@@ -363,6 +372,34 @@ fn finish(
         what: format!("linerate {what} printed no JSON document: {e}"),
         source: std::io::Error::from(std::io::ErrorKind::InvalidData),
     })
+}
+
+/// A search trial at `load` frames/s: [`run`], with what the load offered. A generator that
+/// fell short of the load (under 98 % of its frames sent) did not offer it; on a shared machine
+/// that may be a passing stall, so the trial is run once more, and when it falls short again
+/// the frames it did not send count as offered (and lost), so a load the generator cannot make
+/// is never called forwarded. Returns the last trial, the frames offered, and whether the
+/// generator fell short.
+pub fn offered(
+    path: &LabPath,
+    frame: &str,
+    load: f64,
+    secs: f64,
+    interrupted: &dyn Fn() -> bool,
+) -> Result<(Counted, u64, bool), LabError> {
+    let mut attempts = 0;
+    loop {
+        let c = run(path, frame, Some(load), secs, Counter::Recv, interrupted)?;
+        attempts += 1;
+        let intended = (load * c.seconds.max(secs * 0.5)).round() as u64;
+        if (c.sent as f64) >= intended as f64 * 0.98 {
+            let sent = c.sent;
+            return Ok((c, sent, false));
+        }
+        if attempts >= 2 || interrupted() {
+            return Ok((c, intended, true));
+        }
+    }
 }
 
 /// Forwarding in the DUT turned off until dropped (restored even when the measurement fails).

@@ -115,21 +115,8 @@ struct Trials<'a> {
 impl Measurer for Trials<'_> {
     type Error = LabError;
     fn measure(&mut self, load: f64, duration: f64) -> Result<(u64, u64), LabError> {
-        let c = trial::run(
-            self.path,
-            &self.frame,
-            Some(load),
-            duration,
-            Counter::Recv,
-            self.interrupted,
-        )?;
-        // Frames the generator did not manage to send count as lost (see `lab rfc2544`).
-        let intended = (load * c.seconds.max(duration * 0.5)).round() as u64;
-        let offered = if (c.sent as f64) < intended as f64 * 0.98 {
-            intended
-        } else {
-            c.sent
-        };
+        let (c, offered, _) =
+            trial::offered(self.path, &self.frame, load, duration, self.interrupted)?;
         Ok((offered, c.received))
     }
 }

@@ -108,6 +108,10 @@ pub struct Args {
     #[arg(long, value_name = "DURATION", value_parser = Duration::parse_with_unit,
           allow_hyphen_values = true)]
     latency_trial: Option<Duration>,
+    /// Search method: mlr (MLRsearch-style) or binary (the plain RFC 2544 binary search, one
+    /// goal after the other, every trial at --trial: for comparison)
+    #[arg(long, value_enum, default_value = "mlr")]
+    search: Method,
     /// Sending threads of the generator
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u16).range(1..=64))]
@@ -120,6 +124,16 @@ pub struct Args {
     json: bool,
     #[command(flatten)]
     store: crate::cmd::history::db::StoreRunArgs,
+}
+
+/// How the throughput is searched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+enum Method {
+    /// MLRsearch-style: both goals at once, short trials first
+    Mlr,
+    /// Plain binary search per goal at the final trial duration
+    Binary,
 }
 
 fn parse_name(s: &str) -> Result<LabName, String> {
@@ -264,6 +278,8 @@ pub struct Settings {
     pub repeat: u32,
     /// Generator threads.
     pub threads: u16,
+    /// `mlr` or `binary`.
+    pub search: &'static str,
 }
 
 /// Trials on the lab for one frame size, keeping what the search does not (ring drops).
@@ -283,20 +299,10 @@ impl Measurer for LabMeasurer<'_> {
         if self.stop.requested() {
             bail!("stopped by a signal");
         }
-        let c = trial::run(
-            self.path,
-            &self.frame,
-            Some(load),
-            duration,
-            Counter::Recv,
-            &|| self.stop.requested(),
-        )?;
+        let (c, offered, short) = trial::offered(self.path, &self.frame, load, duration, &|| {
+            self.stop.requested()
+        })?;
         self.ring_drops += c.ring_drops;
-        // A generator that fell short of the load did not offer it: the frames it did not send
-        // count as lost, so a load it cannot make is never called forwarded.
-        let intended = (load * c.seconds.max(duration * 0.5)).round() as u64;
-        let short = (c.sent as f64) < intended as f64 * 0.98;
-        let offered = if short { intended } else { c.sent };
         self.details.push((c.sent, short));
         if !self.quiet {
             eprintln!(
@@ -381,6 +387,10 @@ pub fn run(dir: &StateDir, a: Args) -> anyhow::Result<ExitCode> {
         pdr_loss_ratio: pdr,
         repeat: a.repeat,
         threads: a.threads,
+        search: match a.search {
+            Method::Mlr => "mlr",
+            Method::Binary => "binary",
+        },
     };
     let latency_s = a.latency_trial.map_or(trial_s, |d| d.as_secs_f64());
     let mut results = Vec::new();
@@ -438,7 +448,11 @@ pub fn run(dir: &StateDir, a: Args) -> anyhow::Result<ExitCode> {
             quiet: a.quiet,
             details: Vec::new(),
         };
-        let outcome = match search::search(&cfg, &mut m, &mut |_| {}) {
+        let searched = match a.search {
+            Method::Mlr => search::search(&cfg, &mut m, &mut |_| {}),
+            Method::Binary => search::binary(&cfg, &mut m, &mut |_| {}),
+        };
+        let outcome = match searched {
             Ok(o) => o,
             Err(e) if stop.requested() => {
                 let _ = e;

@@ -51,11 +51,16 @@ pub fn text(r: &Report) -> String {
     let s = &r.settings;
     let mut out = format!(
         "RFC 2544 throughput of lab {} (gen → dut → recv), line rate {} at L1 ({})\n\
-         search: NDR (no loss) and PDR (loss ≤ {}%), trials {} s to {} s over {} phase(s), \
-         width {}%, each final bound over {} trial(s)\n\n",
+         search ({}): NDR (no loss) and PDR (loss ≤ {}%), trials {} s to {} s over {} \
+         phase(s), width {}%, each final bound over {} trial(s)\n\n",
         r.lab,
         BitRate::from_bps_f64(r.link_bps).human(),
         r.link_source,
+        if s.search == "binary" {
+            "plain binary search, one goal after the other"
+        } else {
+            "MLRsearch-style"
+        },
         s.pdr_loss_ratio * 100.0,
         s.initial_trial_s,
         s.trial_s,
