@@ -48,6 +48,26 @@ pub struct Config {
     pub max_trials: u32,
 }
 
+/// The two goals of RFC 2544 practice: NDR (no loss) and PDR (at most `pdr_loss_ratio`).
+pub fn ndr_and_pdr(pdr_loss_ratio: f64) -> Vec<Goal> {
+    vec![
+        Goal {
+            name: "ndr".into(),
+            loss_ratio: 0.0,
+        },
+        Goal {
+            name: "pdr".into(),
+            loss_ratio: pdr_loss_ratio,
+        },
+    ]
+}
+
+/// The lowest load worth a trial when the highest is `max_load`: a ten-thousandth of it, at
+/// least 10 frames/s.
+pub fn min_load_for(max_load: f64) -> f64 {
+    (max_load / 10_000.0).max(10.0)
+}
+
 /// One trial's outcome.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Trial {
@@ -462,16 +482,7 @@ mod tests {
 
     fn config(max_load: f64) -> Config {
         Config {
-            goals: vec![
-                Goal {
-                    name: "ndr".into(),
-                    loss_ratio: 0.0,
-                },
-                Goal {
-                    name: "pdr".into(),
-                    loss_ratio: 0.005,
-                },
-            ],
+            goals: ndr_and_pdr(0.005),
             min_load: 1000.0,
             max_load,
             initial_duration: 1.0,

@@ -12,7 +12,7 @@ use serde_json::json;
 use super::Measure;
 use crate::LabError;
 use crate::experiment::Workload;
-use crate::rfc2544::search::{self, Config, Goal, Measurer};
+use crate::rfc2544::search::{self, Config, Measurer};
 use crate::rfc2544::trial::{self, Counter, LabPath};
 use crate::state::LabState;
 
@@ -151,17 +151,8 @@ pub fn rfc2544(
     let max_load = line_pps.min(ceiling_pps).max(100.0);
     let final_s = w.duration.as_secs_f64();
     let cfg = Config {
-        goals: vec![
-            Goal {
-                name: "ndr".into(),
-                loss_ratio: 0.0,
-            },
-            Goal {
-                name: "pdr".into(),
-                loss_ratio: 0.005,
-            },
-        ],
-        min_load: (max_load / 10_000.0).max(10.0),
+        goals: search::ndr_and_pdr(0.005),
+        min_load: search::min_load_for(max_load),
         max_load,
         initial_duration: (final_s / 10.0).clamp(0.2, 1.0).min(final_s),
         final_duration: final_s,

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use anyhow::{Context as _, bail};
 use linerate_calc::ethernet::{Duplex, FrameRate, FrameSpec, frame_rate};
-use linerate_lab::rfc2544::search::{self, Config, Goal, Measurer, Outcome};
+use linerate_lab::rfc2544::search::{self, Config, Measurer, Outcome};
 use linerate_lab::rfc2544::trial::{self, Counter, LabPath, Latency};
 use linerate_lab::{LabName, StateDir};
 use linerate_units::{BitRate, Duration, Percent};
@@ -420,17 +420,8 @@ pub fn run(dir: &StateDir, a: Args) -> anyhow::Result<ExitCode> {
         }
         let max_load = line.frames_per_second.pps().min(ceiling_pps);
         let cfg = Config {
-            goals: vec![
-                Goal {
-                    name: "ndr".into(),
-                    loss_ratio: 0.0,
-                },
-                Goal {
-                    name: "pdr".into(),
-                    loss_ratio: pdr,
-                },
-            ],
-            min_load: (max_load / 10_000.0).max(10.0),
+            goals: search::ndr_and_pdr(pdr),
+            min_load: search::min_load_for(max_load),
             max_load,
             initial_duration: initial_s,
             final_duration: trial_s,
