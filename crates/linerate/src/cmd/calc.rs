@@ -3,7 +3,7 @@
 
 mod bdp;
 mod bus;
-mod format;
+pub(crate) mod format;
 mod rate;
 mod tunnel;
 

@@ -20,30 +20,16 @@ fn cells(r: &Rate) -> [String; 4] {
 
 /// Columns padded to their widest cell; the first left-aligned, the rest right-aligned.
 fn table(rows: &[Vec<String>]) -> String {
+    use crate::cmd::calc::format::{Align, Table};
     let n = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..n)
-        .map(|c| {
-            rows.iter()
-                .filter_map(|r| r.get(c))
-                .map(|s| s.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
+    let align: Vec<Align> = (0..n)
+        .map(|c| if c == 0 { Align::Left } else { Align::Right })
         .collect();
-    let mut out = String::new();
+    let mut t = Table::bare(&align);
     for r in rows {
-        let mut line = String::new();
-        for (c, cell) in r.iter().enumerate() {
-            if c == 0 {
-                line.push_str(&format!("{cell:<w$}", w = widths[c]));
-            } else {
-                line.push_str(&format!("  {cell:>w$}", w = widths[c]));
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
+        t.row(r.clone());
     }
-    out
+    t.render("")
 }
 
 /// The report as text.
