@@ -262,6 +262,38 @@ fn ethernet_tcp_ceiling(lab: &Lab, rate: &str) -> f64 {
     fps * 1448.0 * 8.0
 }
 
+/// TCP goodput as the receiver saw it second by second: the mean of iperf3's server
+/// intervals after the omitted first second, whole seconds only (from `--get-server-output`,
+/// which the one-shot server gives as text). The summary's received figure is not used: it
+/// counts the bytes still queued in the link when the sender stops against the sender's
+/// duration, up to a queue's worth above what the wire carried.
+fn delivered_bps(v: &serde_json::Value) -> f64 {
+    let text = v["server_output_text"].as_str().unwrap_or_default();
+    let rates: Vec<f64> = text
+        .lines()
+        .filter(|l| l.contains(" sec ") && !l.contains("omitted") && !l.contains("receiver"))
+        .filter_map(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            let span = words
+                .iter()
+                .position(|w| w.contains('-') && w.contains('.'))?;
+            let (from, to) = words[span].split_once('-')?;
+            let (from, to): (f64, f64) = (from.parse().ok()?, to.parse().ok()?);
+            let unit = words.iter().position(|w| w.ends_with("bits/sec"))?;
+            let scale = match words[unit].chars().next()? {
+                'G' => 1e9,
+                'M' => 1e6,
+                'K' => 1e3,
+                _ => 1.0,
+            };
+            let value: f64 = words[unit - 1].parse().ok()?;
+            (from >= 1.0 && to - from >= 0.99).then_some(value * scale)
+        })
+        .collect();
+    assert!(rates.len() >= 3, "too few server intervals in:\n{text}");
+    rates.iter().sum::<f64>() / rates.len() as f64
+}
+
 /// The emulator's forwarded frames and its uptime toward `recv`, from `lab show --json`.
 fn fwd_frames(lab: &Lab) -> (f64, f64) {
     let v: serde_json::Value =
@@ -290,7 +322,11 @@ fn through_100m(lab: &Lab, extra: &[&str]) -> (f64, f64, String) {
     args.extend_from_slice(extra);
     lab.ok(&args);
     let show = lab.ok(&["show", &lab.name]);
-    let tcp = received_bps(&iperf(lab, "198.18.0.2", &["-t", "5", "-O", "1"]));
+    let tcp = delivered_bps(&iperf(
+        lab,
+        "198.18.0.2",
+        &["-t", "6", "-O", "1", "--get-server-output"],
+    ));
     let fps = std::thread::scope(|s| {
         let flood = s.spawn(|| {
             iperf(
