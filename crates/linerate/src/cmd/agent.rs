@@ -230,6 +230,7 @@ impl Agent {
             &[("send", false)]
         };
         let mut busy = false;
+        let mut held_here = false;
         for &(direction, reverse) in directions {
             if self.stop.load(Ordering::Relaxed) {
                 return;
@@ -239,7 +240,7 @@ impl Agent {
                 match TestGate::try_take(&self.gate) {
                     Some(g) => Some(g),
                     None => {
-                        busy = true;
+                        held_here = true;
                         break;
                     }
                 }
@@ -276,7 +277,11 @@ impl Agent {
         }
         let now = Instant::now();
         if let Some(state) = self.jobs.get_mut(key) {
-            if busy {
+            if held_here {
+                // This host's own server holds the gate for one test of at most its duration:
+                // try again shortly, without the back-off meant for a busy peer.
+                state.due = now + Duration::from_secs_f64(0.2 + 0.3 * random_unit());
+            } else if busy {
                 // Back off: 0.5–1.5 s, doubling with each busy answer, never past the interval.
                 state.busy += 1;
                 let base = 0.5 * f64::from(1u32 << state.busy.min(5));
