@@ -110,6 +110,29 @@ pub(crate) fn set_int_option(
     }
 }
 
+/// An empty, non-blocking send: tells the kernel to transmit what a mapped TX ring (AF_PACKET
+/// or AF_XDP) holds. The caller decides what each error means for its ring.
+#[expect(unsafe_code)]
+pub(crate) fn kick_tx_ring(fd: BorrowedFd<'_>) -> io::Result<()> {
+    // SAFETY: an empty send (null buffer of length 0, no address) tells the kernel to send
+    // from the ring; nothing is read from or written to our memory.
+    let rc = unsafe {
+        libc::sendto(
+            fd.as_raw_fd(),
+            std::ptr::null(),
+            0,
+            libc::MSG_DONTWAIT,
+            std::ptr::null(),
+            0,
+        )
+    };
+    if rc >= 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,7 @@
 //! which copying small frames once avoids.
 
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -167,24 +167,10 @@ impl AsFd for TxRing {
     }
 }
 
-#[expect(unsafe_code)]
 fn kick(fd: BorrowedFd<'_>) -> io::Result<()> {
-    // SAFETY: an empty send (null buffer of length 0, no address) tells the kernel to send the
-    // ring's queued slots; nothing is read from or written to our memory.
-    let rc = unsafe {
-        libc::sendto(
-            fd.as_raw_fd(),
-            std::ptr::null(),
-            0,
-            libc::MSG_DONTWAIT,
-            std::ptr::null(),
-            0,
-        )
-    };
-    if rc >= 0 {
+    let Err(e) = super::socket::kick_tx_ring(fd) else {
         return Ok(());
-    }
-    let e = io::Error::last_os_error();
+    };
     match e.raw_os_error() {
         // Queue full or driver busy: the frames stay queued and go with the next kick.
         Some(libc::EAGAIN) | Some(libc::ENOBUFS) => Ok(()),

@@ -438,24 +438,10 @@ enum Kick {
     Busy,
 }
 
-#[expect(unsafe_code)]
 fn kick(fd: BorrowedFd<'_>) -> io::Result<Kick> {
-    // SAFETY: an empty send (null buffer of length 0, no address) tells the kernel to send
-    // from the TX ring; nothing is read from or written to our memory.
-    let rc = unsafe {
-        libc::sendto(
-            fd.as_raw_fd(),
-            std::ptr::null(),
-            0,
-            libc::MSG_DONTWAIT,
-            std::ptr::null(),
-            0,
-        )
-    };
-    if rc >= 0 {
+    let Err(e) = super::socket::kick_tx_ring(fd) else {
         return Ok(Kick::Done);
-    }
-    let e = io::Error::last_os_error();
+    };
     match e.raw_os_error() {
         // Copy mode sends a batch per call and asks to be called again.
         Some(libc::EAGAIN) => Ok(Kick::More),
