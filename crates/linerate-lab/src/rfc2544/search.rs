@@ -48,6 +48,17 @@ pub struct Config {
     pub max_trials: u32,
 }
 
+/// Phases of a search when not told otherwise (`lab rfc2544 --phases`, `lab run`'s workload).
+pub const DEFAULT_PHASES: u32 = 3;
+/// Final trials each lower bound must pass when not told otherwise.
+pub const DEFAULT_REPEATS: u32 = 2;
+/// Relative width goal of the final phase when not told otherwise.
+pub const DEFAULT_WIDTH: f64 = 0.005;
+/// PDR's loss ratio when not told otherwise.
+pub const DEFAULT_PDR: f64 = 0.005;
+/// Most trials of one search when not told otherwise.
+pub const DEFAULT_MAX_TRIALS: u32 = 60;
+
 /// The two goals of RFC 2544 practice: NDR (no loss) and PDR (at most `pdr_loss_ratio`).
 pub fn ndr_and_pdr(pdr_loss_ratio: f64) -> Vec<Goal> {
     vec![

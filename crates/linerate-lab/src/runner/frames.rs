@@ -151,15 +151,15 @@ pub fn rfc2544(
     let max_load = line_pps.min(ceiling_pps).max(100.0);
     let final_s = w.duration.as_secs_f64();
     let cfg = Config {
-        goals: search::ndr_and_pdr(0.005),
+        goals: search::ndr_and_pdr(search::DEFAULT_PDR),
         min_load: search::min_load_for(max_load),
         max_load,
         initial_duration: (final_s / 10.0).clamp(0.2, 1.0).min(final_s),
         final_duration: final_s,
-        phases: 3,
-        width: 0.005,
-        final_repeats: 2,
-        max_trials: 60,
+        phases: search::DEFAULT_PHASES,
+        width: search::DEFAULT_WIDTH,
+        final_repeats: search::DEFAULT_REPEATS,
+        max_trials: search::DEFAULT_MAX_TRIALS,
     };
     let mut m = Trials {
         path: &path,

@@ -68,7 +68,7 @@ pub struct Args {
           value_parser = Duration::parse_with_unit, allow_hyphen_values = true)]
     initial_trial: Duration,
     /// Phases of the search (trial duration grows, width halves, from one to the next)
-    #[arg(long, value_name = "N", default_value_t = 3,
+    #[arg(long, value_name = "N", default_value_t = search::DEFAULT_PHASES,
           value_parser = clap::value_parser!(u32).range(1..=10))]
     phases: u32,
     /// Width goal: the final lower and upper bounds are at most this far apart
@@ -88,11 +88,11 @@ pub struct Args {
     )]
     pdr: Percent,
     /// Final trials at --trial each bound must pass
-    #[arg(long, value_name = "N", default_value_t = 2,
+    #[arg(long, value_name = "N", default_value_t = search::DEFAULT_REPEATS,
           value_parser = clap::value_parser!(u32).range(1..=20))]
     repeat: u32,
     /// Most trials of one search (it stops unconverged there)
-    #[arg(long, value_name = "N", default_value_t = 60,
+    #[arg(long, value_name = "N", default_value_t = search::DEFAULT_MAX_TRIALS,
           value_parser = clap::value_parser!(u32).range(2..=1000))]
     max_trials: u32,
     /// Link rate for line rate and % of it [default: the lab's l0 rate, else 10 Gbit/s, what
