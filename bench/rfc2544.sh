@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The RFC 2544 search against a fine manual sweep and against the plain binary search, on one
 # router lab whose DUT forwards at most LIMIT frames/s (an nftables token bucket, burst 1000):
-#   - `lab rfc2544 --search mlr` (the MLRsearch-style search) and `--search binary` (plain binary
-#     search, one goal after the other, every trial at TRIAL), alternated ROUNDS times;
+#   - `lab rfc2544 --search mlr` (the MLRsearch-style search), `--search binary --max-load line`
+#     (the plain RFC 2544 binary search: one goal after the other, every trial at TRIAL, from
+#     the line rate) and `--search binary` (the same from the generator's measured ceiling, a
+#     narrower range that only linerate's headroom check gives it), alternated ROUNDS times;
 #   - a manual sweep: 64-byte frames at loads from 95 % to 105 % of LIMIT in steps of STEP %,
 #     one TRIAL each, linerate gen in gen and linerate gen --receive in recv; its NDR is the
 #     highest load below the first one that lost a frame.
@@ -36,9 +38,9 @@ import json, sys
 s = json.load(sys.stdin)
 print([i["mac"] for n in s["nodes"] if n["name"] == "dut" for i in n["interfaces"] if i["link"] == "l0"][0])')
 results=$STATE/results
-search() { # METHOD ROUND
-  "$BIN" lab rfc2544 "$NAME" --frame 64 --trial "$TRIAL" --search "$1" --json --no-store -q \
-    --latency-trial 200ms --headroom-trial 1s |
+search() { # LABEL METHOD MAX-LOAD
+  "$BIN" lab rfc2544 "$NAME" --frame 64 --trial "$TRIAL" --search "$2" --max-load "$3" --json \
+    --no-store -q --latency-trial 200ms --headroom-trial 1s |
     python3 -c '
 import json, sys
 r = json.load(sys.stdin)["results"][0]
@@ -46,8 +48,9 @@ print(sys.argv[1], r["ndr_pps"], r["pdr_pps"], r["trial_count"], r["trial_second
       r["search_seconds"])' "$1" >> "$results"
 }
 for r in $(seq "$ROUNDS"); do
-  search mlr "$r"
-  search binary "$r"
+  search mlr mlr ceiling
+  search binary-line binary line
+  search binary binary ceiling
 done
 # The manual sweep.
 sweep=$STATE/sweep
@@ -81,18 +84,20 @@ for load, sent, recv in sweep:
     ndr = load
 wall = float(sys.argv[6]) - float(sys.argv[5])
 print(f"nftables limit {limit:.0f} frames/s on the DUT, 64-byte frames, final trials {secs:g} s")
-print(f"{'method':8} {'NDR fps':>9} {'PDR fps':>9} {'trials':>6} {'trial s':>8} {'wall s':>7}")
+print(f"{'method':11} {'NDR fps':>9} {'PDR fps':>9} {'trials':>6} {'trial s':>8} {'wall s':>7}")
 med = {}
-for m in ("mlr", "binary"):
+for m in ("mlr", "binary-line", "binary"):
     r = [list(map(float, x[1:])) for x in rows if x[0] == m]
     for x in r:
-        print(f"{m:8} {x[0]:9.0f} {x[1]:9.0f} {x[2]:6.0f} {x[3]:8.1f} {x[4]:7.1f}")
+        print(f"{m:11} {x[0]:9.0f} {x[1]:9.0f} {x[2]:6.0f} {x[3]:8.1f} {x[4]:7.1f}")
     med[m] = [st.median(c) for c in zip(*r)]
-print(f"{'sweep':8} {ndr:9.0f} {'':>9} {len(sweep):6d} {len(sweep) * secs:8.1f} {wall:7.1f}"
+print(f"{'sweep':11} {ndr:9.0f} {'':>9} {len(sweep):6d} {len(sweep) * secs:8.1f} {wall:7.1f}"
       f"   ({len(sweep)} loads, step {100 * (sweep[1][0] - sweep[0][0]) / limit:.2f} % of the limit)")
-mlr, binary = med["mlr"], med["binary"]
+mlr = med["mlr"]
 print(f"search NDR / sweep NDR: {mlr[0] / ndr:.4f} (median of {len([x for x in rows if x[0] == 'mlr'])})")
-print(f"binary NDR / sweep NDR: {binary[0] / ndr:.4f}")
-print(f"search trials / binary trials: {mlr[2] / binary[2]:.3f};  trial seconds: "
-      f"{mlr[3] / binary[3]:.3f};  wall time: {mlr[4] / binary[4]:.3f}")
+for m, what in (("binary-line", "plain binary search from the line rate"),
+                ("binary", "binary search from the generator's ceiling")):
+    b = med[m]
+    print(f"against the {what}: NDR / sweep NDR {b[0] / ndr:.4f}; search / it: trials "
+          f"{mlr[2] / b[2]:.3f}, trial seconds {mlr[3] / b[3]:.3f}, wall time {mlr[4] / b[4]:.3f}")
 EOF

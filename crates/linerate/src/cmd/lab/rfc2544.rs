@@ -112,6 +112,11 @@ pub struct Args {
     /// goal after the other, every trial at --trial: for comparison)
     #[arg(long, value_enum, default_value = "mlr")]
     search: Method,
+    /// Highest load of the search: ceiling (the line rate or the generator's ceiling into the
+    /// sink, whichever is lower) or line (the line rate, where a plain RFC 2544 search starts;
+    /// loads the generator cannot make count as lost)
+    #[arg(long, value_enum, value_name = "FROM", default_value = "ceiling")]
+    max_load: MaxLoad,
     /// Sending threads of the generator
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u16).range(1..=64))]
@@ -134,6 +139,15 @@ enum Method {
     Mlr,
     /// Plain binary search per goal at the final trial duration
     Binary,
+}
+
+/// Where the search starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum MaxLoad {
+    /// The line rate or the generator's ceiling, whichever is lower
+    Ceiling,
+    /// The line rate
+    Line,
 }
 
 fn parse_name(s: &str) -> Result<LabName, String> {
@@ -305,13 +319,20 @@ impl Measurer for LabMeasurer<'_> {
         self.ring_drops += c.ring_drops;
         self.details.push((c.sent, short));
         if !self.quiet {
-            eprintln!(
-                "  trial {} for {duration:.2} s: sent {}, received {} ({:.4} % lost)",
-                linerate_units::PacketRate::from_pps(load).human(),
-                c.sent,
-                c.received,
-                offered.saturating_sub(c.received) as f64 / offered.max(1) as f64 * 100.0
-            );
+            let lost = offered.saturating_sub(c.received) as f64 / offered.max(1) as f64 * 100.0;
+            let load = linerate_units::PacketRate::from_pps(load).human();
+            if short {
+                eprintln!(
+                    "  trial {load} for {duration:.2} s: the generator sent {} of {offered} \
+                     frames (short twice; the rest count as lost), received {} ({lost:.4} % lost)",
+                    c.sent, c.received
+                );
+            } else {
+                eprintln!(
+                    "  trial {load} for {duration:.2} s: sent {}, received {} ({lost:.4} % lost)",
+                    c.sent, c.received
+                );
+            }
         }
         Ok((offered, c.received))
     }
@@ -418,7 +439,10 @@ pub fn run(dir: &StateDir, a: Args) -> anyhow::Result<ExitCode> {
         if ceiling_pps <= 0.0 {
             bail!("frame {frame}: no frame of the generator reached the sink");
         }
-        let max_load = line.frames_per_second.pps().min(ceiling_pps);
+        let max_load = match a.max_load {
+            MaxLoad::Ceiling => line.frames_per_second.pps().min(ceiling_pps),
+            MaxLoad::Line => line.frames_per_second.pps(),
+        };
         let cfg = Config {
             goals: search::ndr_and_pdr(pdr),
             min_load: search::min_load_for(max_load),
