@@ -12,9 +12,10 @@ use serde_json::json;
 use super::Measure;
 use crate::LabError;
 use crate::experiment::Workload;
+use crate::rfc2544::forwarding::Restored;
 use crate::rfc2544::search::{self, Config, Measurer};
 use crate::rfc2544::trial::{self, Counter, LabPath};
-use crate::state::LabState;
+use crate::state::{LabState, StateDir};
 
 fn frame_of(w: &Workload) -> String {
     w.frame.map_or(64, |f| f.bytes()).to_string()
@@ -27,6 +28,7 @@ fn threads(w: &Workload) -> u16 {
 /// An iperf3-schema document of `sent` frames of which `received` arrived over `secs`.
 fn document(
     mode: &str,
+    restored: Option<&Restored>,
     w: &Workload,
     secs: f64,
     sent: u64,
@@ -62,6 +64,10 @@ fn document(
     if let (Some(obj), serde_json::Value::Object(more)) = (linerate.as_object_mut(), extra) {
         obj.extend(more);
     }
+    // What resolving the path repaired goes with the run, where the store keeps it.
+    if let (Some(obj), Some(r)) = (linerate.as_object_mut(), restored) {
+        obj.insert("forwarding_restored".into(), json!(r.to_string()));
+    }
     let doc = json!({
         "start": {
             "version": "linerate gen",
@@ -86,9 +92,10 @@ pub fn pps(
     lab: &LabState,
     w: &Workload,
     binary: &Path,
+    dir: &StateDir,
     interrupted: &dyn Fn() -> bool,
 ) -> Result<Measure, LabError> {
-    let path = LabPath::through(lab, binary.to_owned(), threads(w))?;
+    let path = LabPath::through(dir, lab, binary.to_owned(), threads(w))?;
     let frame = frame_of(w);
     trial::warm_up(&path, &frame, interrupted)?;
     let secs = w.duration.as_secs_f64();
@@ -102,7 +109,15 @@ pub fn pps(
         value: c.received as f64 / seconds,
         unit: "packet/s",
         seconds,
-        document: document("pps", w, seconds, c.sent, c.received, extra),
+        document: document(
+            "pps",
+            path.restored.as_ref(),
+            w,
+            seconds,
+            c.sent,
+            c.received,
+            extra,
+        ),
     })
 }
 
@@ -127,9 +142,10 @@ pub fn rfc2544(
     lab: &LabState,
     w: &Workload,
     binary: &Path,
+    dir: &StateDir,
     interrupted: &dyn Fn() -> bool,
 ) -> Result<Measure, LabError> {
-    let path = LabPath::of(lab, binary.to_owned(), threads(w))?;
+    let path = LabPath::of(dir, lab, binary.to_owned(), threads(w))?;
     let frame = frame_of(w);
     trial::warm_up(&path, &frame, interrupted)?;
     let started = std::time::Instant::now();
@@ -190,6 +206,14 @@ pub fn rfc2544(
         value: ndr,
         unit: "packet/s",
         seconds: final_s,
-        document: document("rfc2544", w, final_s, sent, sent, extra),
+        document: document(
+            "rfc2544",
+            path.restored.as_ref(),
+            w,
+            final_s,
+            sent,
+            sent,
+            extra,
+        ),
     })
 }

@@ -558,6 +558,7 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
         LoadTool::Linerate => {
             engine = linerate_lab::runner::Engine {
                 binary: std::env::current_exe().context("cannot find the linerate binary")?,
+                state_dir: dir.clone(),
             };
             &engine
         }
