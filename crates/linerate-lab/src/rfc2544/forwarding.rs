@@ -2,7 +2,7 @@
 //! when the process doing it dies.
 //!
 //! While the ceiling is measured into a sink, the DUT's `net.ipv4.ip_forward` is 0; dropping
-//! [`ForwardingOff`] restores it. A `kill -9` in that window skips the drop and would leave the
+//! `ForwardingOff` restores it. A `kill -9` in that window skips the drop and would leave the
 //! lab's DUT silently losing every frame of every later trial, so before writing 0 the old
 //! value goes into a marker beside the lab's state file (`NAME.ip-forward-off`, written whole:
 //! temp file + rename). The drop removes it after the restore; the next use of the lab for
