@@ -6,13 +6,14 @@
 mod link;
 mod raw;
 pub mod schedule;
+mod search;
 
 use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use linerate_units::{BitRate, ByteSize, Duration};
+use linerate_units::{BitRate, ByteSize, Duration, Percent};
 use toml::Spanned;
 
 use crate::firewall::Firewall;
@@ -137,6 +138,21 @@ pub struct Workload {
     /// What sends a pps workload (frames unless the file says socket); `None` for other modes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generator: Option<PpsGenerator>,
+    /// PDR's loss ratio (rfc2544; `None`: the search's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pdr: Option<Percent>,
+    /// Width goal of the search (rfc2544).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width: Option<Percent>,
+    /// Phases of the search (rfc2544).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phases: Option<u32>,
+    /// Final trials each bound must pass (rfc2544).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<u32>,
+    /// Duration of the first phase's trials (rfc2544; at most `duration`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_trial: Option<Duration>,
 }
 
 /// One variant: the lab it needs, its firewall and its workload.
@@ -623,6 +639,7 @@ fn workload(ctx: &Ctx<'_>, w: &raw::RawWorkload) -> Result<Workload, ExperimentE
             "an Ethernet frame is 60 to 9216 bytes",
         ));
     }
+    let search = search::options(ctx, w, mode, duration)?;
     Ok(Workload {
         mode,
         duration,
@@ -631,6 +648,11 @@ fn workload(ctx: &Ctx<'_>, w: &raw::RawWorkload) -> Result<Workload, ExperimentE
         rate,
         frame,
         generator,
+        pdr: search.pdr,
+        width: search.width,
+        phases: search.phases,
+        repeat: search.repeat,
+        initial_trial: search.initial_trial,
     })
 }
 

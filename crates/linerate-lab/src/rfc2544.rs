@@ -3,5 +3,6 @@
 //! `linerate gen --receive` in `recv` counting what arrived, and the generator's own ceiling
 //! measured into a sink that does not forward.
 
+pub mod forwarding;
 pub mod search;
 pub mod trial;

@@ -1,8 +1,8 @@
 //! `linerate lab rfc2544` on real router labs (namespaces, veth, nftables; each lab named after
 //! this process and taken down on drop, also when a test fails; every run bounded in time):
 //! the search finds the NDR of an nftables rate limit of 50 kpps on the DUT, its JSON has the
-//! `linerate.rfc2544/1` fields, and a DUT much faster than the generator is reported as
-//! generator-bound.
+//! `linerate.rfc2544/1` fields, a DUT much faster than the generator is reported as
+//! generator-bound, and forwarding left off by a killed ceiling measurement is put back.
 
 #![forbid(unsafe_code)]
 
@@ -210,6 +210,66 @@ fn a_dut_faster_than_the_generator_is_reported_generator_bound() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{out:?}");
     assert!(text.contains("(!) generator-bound"), "{text}");
+}
+
+#[test]
+fn forwarding_left_off_by_a_killed_ceiling_measurement_is_restored_by_the_next_search() {
+    require!(root());
+    let _one = one_at_a_time();
+    let lab = Lab::new('k');
+    lab.ok(&["up", &lab.name, "--topology", "router"]);
+    let forwarding = || {
+        let out = lab.exec("dut", &["cat", "/proc/sys/net/ipv4/ip_forward"]);
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    assert_eq!(forwarding(), "1");
+    // What a `kill -9` during the generator's ceiling leaves: the marker holding the old
+    // value, and the DUT not forwarding.
+    let marker = lab.state().join(format!("{}.ip-forward-off", lab.name));
+    std::fs::write(&marker, "{\"ip_forward\":\"1\"}\n").expect("write the marker");
+    let out = lab.exec("dut", &["sysctl", "-qw", "net.ipv4.ip_forward=0"]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(forwarding(), "0");
+
+    let out = bounded(
+        &lab,
+        &[
+            "rfc2544",
+            &lab.name,
+            "--frame",
+            "64",
+            "--trial",
+            "200ms",
+            "--initial-trial",
+            "100ms",
+            "--latency-trial",
+            "100ms",
+            "--headroom-trial",
+            "200ms",
+            "--repeat",
+            "1",
+            "--no-store",
+            "--json",
+            "-q",
+        ],
+        Duration::from_secs(300),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    // One line says so, even with -q.
+    let said: Vec<_> = err
+        .lines()
+        .filter(|l| l.contains("restored net.ipv4.ip_forward = 1"))
+        .collect();
+    assert_eq!(said.len(), 1, "{err}");
+    assert!(said[0].contains("interrupted generator-ceiling"), "{err}");
+    // Frames went through the DUT again (the warm-up fails when none do).
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("lab rfc2544 --json");
+    let ndr = doc["results"][0]["ndr_pps"].as_f64().expect("ndr_pps");
+    assert!(ndr > 0.0, "{doc}");
+    assert_eq!(forwarding(), "1");
+    assert!(!marker.exists(), "the marker is still there");
 }
 
 #[test]

@@ -135,6 +135,11 @@ pub struct RawWorkload {
     pub rate: Option<Spanned<Scalar>>,
     pub frame: Option<Spanned<Scalar>>,
     pub generator: Option<Spanned<String>>,
+    pub pdr: Option<Spanned<Scalar>>,
+    pub width: Option<Spanned<Scalar>>,
+    pub phases: Option<Spanned<i64>>,
+    pub repeat: Option<Spanned<i64>>,
+    pub initial_trial: Option<Spanned<Scalar>>,
 }
 
 /// `[[variant]]`.

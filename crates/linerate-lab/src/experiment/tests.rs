@@ -330,5 +330,125 @@ fn rfc2544_workloads_need_a_router_and_default_to_64_byte_frames() -> Result<(),
         &HOST,
     )?;
     assert_eq!(ex.variants.len(), 2);
+    // It writes the search's defaults out.
+    let w = &ex.variants[0].workload;
+    assert_eq!(
+        w.pdr.map(Percent::fraction),
+        Some(crate::rfc2544::search::DEFAULT_PDR)
+    );
+    assert_eq!(w.phases, Some(crate::rfc2544::search::DEFAULT_PHASES));
+    assert_eq!(w.repeat, Some(crate::rfc2544::search::DEFAULT_REPEATS));
     Ok(())
+}
+
+const RFC2544: &str = "[experiment]\nname = \"x\"\n[lab]\ntopology = \"router\"\n[workload]\nmode \
+                       = \"rfc2544\"\nduration = \"2s\"\n";
+
+#[test]
+fn rfc2544_workloads_take_the_search_s_settings() -> Result<(), ExperimentError> {
+    let text = format!(
+        "{RFC2544}pdr = \"0.1%\"\nwidth = \"1%\"\nphases = 3\nrepeat = 1\ninitial_trial = \
+         \"500ms\"\n"
+    );
+    let w = parse(&text, Path::new("exp.toml"), &HOST)?.variants[0]
+        .workload
+        .clone();
+    assert_eq!(w.pdr, Some(Percent::new(0.1)));
+    assert_eq!(w.width, Some(Percent::new(1.0)));
+    assert_eq!((w.phases, w.repeat), (Some(3), Some(1)));
+    assert_eq!(w.initial_trial, Some(Duration::from_millis(500)));
+    // As long as the final trials is fine.
+    let same = format!("{RFC2544}initial_trial = \"2s\"\n");
+    let w = &parse(&same, Path::new("exp.toml"), &HOST)?.variants[0].workload;
+    assert_eq!(w.initial_trial, Some(Duration::from_secs(2)));
+    // Absent, they stay absent (the search's defaults) and out of the stored experiment.
+    let e = parse(RFC2544, Path::new("exp.toml"), &HOST)?;
+    let w = &e.variants[0].workload;
+    assert_eq!(
+        (w.pdr, w.width, w.phases, w.repeat, w.initial_trial),
+        (None, None, None, None, None)
+    );
+    let json = serde_json::to_value(w).expect("serialize");
+    for key in ["pdr", "width", "phases", "repeat", "initial_trial"] {
+        assert!(json.get(key).is_none(), "{key} in {json}");
+    }
+    // A workload stored before these keys existed (without them) still reads.
+    let back: Workload = serde_json::from_value(json).expect("an old workload reads");
+    assert_eq!(&back, w);
+    // Set, they round-trip through the store's JSON.
+    let set = parse(&text, Path::new("exp.toml"), &HOST)?.variants[0]
+        .workload
+        .clone();
+    let json = serde_json::to_value(&set).expect("serialize");
+    assert_eq!(json["phases"], 3, "{json}");
+    let back: Workload = serde_json::from_value(json).expect("reads back");
+    assert_eq!(back, set);
+    Ok(())
+}
+
+#[test]
+fn bad_search_settings_name_their_line_column_and_key() {
+    // Line 8 follows RFC2544's seven; the value starts after `key = `.
+    let cases: [(&str, &str, usize, &str); 12] = [
+        ("pdr", "\"0%\"", 7, "more than 0 and less than 100 %"),
+        ("pdr", "\"100%\"", 7, "more than 0 and less than 100 %"),
+        ("pdr", "0.5", 7, "write 0.5% for percent"),
+        ("pdr", "\"lots\"", 7, "percentage"),
+        ("width", "\"50%\"", 9, "more than 0 and less than 50 %"),
+        ("width", "\"0%\"", 9, "more than 0 and less than 50 %"),
+        ("phases", "0", 10, "between 1 and 10"),
+        ("phases", "11", 10, "between 1 and 10"),
+        ("repeat", "0", 10, "between 1 and 20"),
+        ("repeat", "-1", 10, "between 1 and 20"),
+        (
+            "initial_trial",
+            "\"3s\"",
+            17,
+            "3 s is longer than workload.duration 2 s",
+        ),
+        ("initial_trial", "\"0s\"", 17, "more than 0"),
+    ];
+    for (key, value, column, says) in cases {
+        let e = err(&format!("{RFC2544}{key} = {value}\n"), &HOST);
+        assert_eq!(
+            (e.line, e.column, e.field.as_str(), e.file.as_path()),
+            (
+                8,
+                column,
+                format!("workload.{key}").as_str(),
+                Path::new("exp.toml")
+            ),
+            "{key} = {value}: {e}"
+        );
+        assert!(e.message.contains(says), "{key} = {value}: {e}");
+        assert!(e.to_string().contains("exp.toml:8:"), "{e}");
+    }
+    let e = err(&format!("{RFC2544}initial_trial = \"soon\"\n"), &HOST);
+    assert_eq!(
+        (e.line, e.field.as_str()),
+        (8, "workload.initial_trial"),
+        "{e}"
+    );
+    // Not a number at all: TOML's own error, at the value.
+    let e = err(&format!("{RFC2544}phases = \"2\"\n"), &HOST);
+    assert_eq!((e.line, e.column), (8, 10), "{e}");
+}
+
+#[test]
+fn the_search_settings_are_refused_in_other_modes() {
+    for mode in ["tcp", "udp", "pps", "rr"] {
+        let text = format!(
+            "[experiment]\nname = \"x\"\n[lab]\ntopology = \"router\"\n[workload]\nmode = \
+             \"{mode}\"\nduration = \"2s\"\nrepeat = 3\npdr = \"0.1%\"\n"
+        );
+        let e = err(&text, &HOST);
+        // The first key written is named, with its place.
+        assert_eq!(
+            (e.line, e.column, e.field.as_str()),
+            (8, 10, "workload.repeat"),
+            "{mode}: {e}"
+        );
+        assert!(e.message.contains("mode = \"rfc2544\""), "{mode}: {e}");
+        assert!(e.message.contains(mode), "{mode}: {e}");
+    }
 }

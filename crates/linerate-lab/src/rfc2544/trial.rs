@@ -7,7 +7,8 @@
 //!
 //! The generator's ceiling is measured the same way into a sink: the DUT with forwarding off
 //! (`net.ipv4.ip_forward = 0` in its namespace for the measurement, restored afterwards, also on
-//! failure), counted at the DUT's ingress interface.
+//! failure and, after a kill, at the lab's next use: [`super::forwarding`]), counted at the
+//! DUT's ingress interface.
 
 use std::net::Ipv4Addr;
 use std::path::PathBuf;
@@ -16,9 +17,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::forwarding::{self, ForwardingOff, Restored};
 use crate::child::wait_bounded;
 use crate::netns::Netns;
-use crate::state::LabState;
+use crate::state::{LabState, StateDir};
 use crate::topology::Topology;
 use crate::{LabError, control};
 
@@ -50,6 +52,12 @@ pub struct LabPath {
     pub dst_ip: Ipv4Addr,
     /// Sending threads of the generator.
     pub threads: u16,
+    /// The marker that holds the DUT's `ip_forward` while the ceiling is measured
+    /// ([`forwarding`]).
+    pub forwarding_marker: PathBuf,
+    /// What resolving the path repaired: `ip_forward` put back in the DUT after an
+    /// interrupted ceiling measurement (for the caller to say so).
+    pub restored: Option<Restored>,
 }
 
 fn node<'a>(lab: &'a LabState, name: &str) -> Result<&'a crate::state::NodeState, LabError> {
@@ -80,7 +88,13 @@ fn address(a: &str, what: &str) -> Result<Ipv4Addr, LabError> {
 
 impl LabPath {
     /// The path through a `router` lab (gen → dut → recv); other topologies are refused.
-    pub fn of(lab: &LabState, binary: PathBuf, threads: u16) -> Result<LabPath, LabError> {
+    /// Like [`LabPath::through`], it first repairs what an interrupted run left.
+    pub fn of(
+        dir: &StateDir,
+        lab: &LabState,
+        binary: PathBuf,
+        threads: u16,
+    ) -> Result<LabPath, LabError> {
         if lab.topology != Topology::Router {
             return Err(LabError::Io {
                 what: format!(
@@ -91,13 +105,20 @@ impl LabPath {
                 source: std::io::Error::from(std::io::ErrorKind::Unsupported),
             });
         }
-        LabPath::through(lab, binary, threads)
+        LabPath::through(dir, lab, binary, threads)
     }
 
     /// The path from `gen` to `recv` of any lab without a tunnel: through the DUT in a router
     /// lab (frames to the DUT's MAC), straight to `recv` in a pair (then the "DUT" fields name
-    /// `recv`).
-    pub fn through(lab: &LabState, binary: PathBuf, threads: u16) -> Result<LabPath, LabError> {
+    /// `recv`). `dir` holds the lab's state: a marker there left by a ceiling measurement that
+    /// was killed has its `ip_forward` written back to the DUT (and is removed) before the path
+    /// is used for traffic; [`LabPath::restored`] says so.
+    pub fn through(
+        dir: &StateDir,
+        lab: &LabState,
+        binary: PathBuf,
+        threads: u16,
+    ) -> Result<LabPath, LabError> {
         if lab.tunnel.is_some() {
             return Err(LabError::Io {
                 what: format!(
@@ -125,7 +146,7 @@ impl LabPath {
                 source: std::io::Error::from(std::io::ErrorKind::InvalidData),
             });
         };
-        Ok(LabPath {
+        let mut path = LabPath {
             binary,
             gen_netns: control::node_netns(lab, "gen")?.to_owned(),
             gen_dev: gi.name.clone(),
@@ -137,7 +158,11 @@ impl LabPath {
             recv_dev: ri.name.clone(),
             dst_ip: address(&ri.address, "recv's address")?,
             threads,
-        })
+            forwarding_marker: forwarding::marker_path(dir, &lab.name),
+            restored: None,
+        };
+        path.restored = forwarding::restore_interrupted(&path)?;
+        Ok(path)
     }
 }
 
@@ -402,35 +427,6 @@ pub fn offered(
     }
 }
 
-/// Forwarding in the DUT turned off until dropped (restored even when the measurement fails).
-struct ForwardingOff<'a> {
-    ns: &'a Netns,
-    before: String,
-}
-
-const IP_FORWARD: &str = "/proc/sys/net/ipv4/ip_forward";
-
-impl<'a> ForwardingOff<'a> {
-    fn new(ns: &'a Netns) -> Result<ForwardingOff<'a>, LabError> {
-        let before = ns.run(|| {
-            let before =
-                std::fs::read_to_string(IP_FORWARD).map_err(io(format!("read {IP_FORWARD}")))?;
-            std::fs::write(IP_FORWARD, "0").map_err(io(format!("write {IP_FORWARD}")))?;
-            Ok(before.trim().to_owned())
-        })?;
-        Ok(ForwardingOff { ns, before })
-    }
-}
-
-impl Drop for ForwardingOff<'_> {
-    fn drop(&mut self) {
-        let before = self.before.clone();
-        let _ = self.ns.run(move || {
-            std::fs::write(IP_FORWARD, before).map_err(io(format!("restore {IP_FORWARD}")))
-        });
-    }
-}
-
 /// The generator alone: as fast as it goes for `secs` into the DUT with forwarding off,
 /// counted at the DUT's ingress. Returns the trial (received/seconds is the ceiling).
 pub fn generator_ceiling(
@@ -440,7 +436,7 @@ pub fn generator_ceiling(
     interrupted: &dyn Fn() -> bool,
 ) -> Result<Counted, LabError> {
     let dut = Netns::open(&path.dut_netns)?;
-    let _off = ForwardingOff::new(&dut)?;
+    let _off = ForwardingOff::new(&dut, &path.forwarding_marker)?;
     run(path, frame, None, secs, Counter::DutIngress, interrupted)
 }
 

@@ -11,13 +11,16 @@ use super::iperf3::{UDP_FRAME_OVERHEAD, parse_udp, received_bit_rate, receiver_a
 use super::{Load, Measure};
 use crate::LabError;
 use crate::experiment::{PpsGenerator, Workload, WorkloadMode};
-use crate::state::LabState;
+use crate::state::{LabState, StateDir};
 
 /// Load from linerate's own traffic engine.
 #[derive(Debug, Clone)]
 pub struct Engine {
     /// The `linerate` binary to run in the nodes.
     pub binary: PathBuf,
+    /// Where the labs' state is (the frame generator's path checks it for an interrupted
+    /// ceiling measurement to repair).
+    pub state_dir: StateDir,
 }
 
 impl Load for Engine {
@@ -44,10 +47,10 @@ impl Load for Engine {
     ) -> Result<Measure, LabError> {
         match (w.mode, w.generator) {
             (WorkloadMode::Pps, Some(PpsGenerator::Frames)) => {
-                return super::frames::pps(lab, w, &self.binary, interrupted);
+                return super::frames::pps(lab, w, &self.binary, &self.state_dir, interrupted);
             }
             (WorkloadMode::Rfc2544, _) => {
-                return super::frames::rfc2544(lab, w, &self.binary, interrupted);
+                return super::frames::rfc2544(lab, w, &self.binary, &self.state_dir, interrupted);
             }
             _ => {}
         }

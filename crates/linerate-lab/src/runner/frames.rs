@@ -12,9 +12,10 @@ use serde_json::json;
 use super::Measure;
 use crate::LabError;
 use crate::experiment::Workload;
+use crate::rfc2544::forwarding::Restored;
 use crate::rfc2544::search::{self, Config, Measurer};
 use crate::rfc2544::trial::{self, Counter, LabPath};
-use crate::state::LabState;
+use crate::state::{LabState, StateDir};
 
 fn frame_of(w: &Workload) -> String {
     w.frame.map_or(64, |f| f.bytes()).to_string()
@@ -27,6 +28,7 @@ fn threads(w: &Workload) -> u16 {
 /// An iperf3-schema document of `sent` frames of which `received` arrived over `secs`.
 fn document(
     mode: &str,
+    restored: Option<&Restored>,
     w: &Workload,
     secs: f64,
     sent: u64,
@@ -62,6 +64,10 @@ fn document(
     if let (Some(obj), serde_json::Value::Object(more)) = (linerate.as_object_mut(), extra) {
         obj.extend(more);
     }
+    // What resolving the path repaired goes with the run, where the store keeps it.
+    if let (Some(obj), Some(r)) = (linerate.as_object_mut(), restored) {
+        obj.insert("forwarding_restored".into(), json!(r.to_string()));
+    }
     let doc = json!({
         "start": {
             "version": "linerate gen",
@@ -86,9 +92,10 @@ pub fn pps(
     lab: &LabState,
     w: &Workload,
     binary: &Path,
+    dir: &StateDir,
     interrupted: &dyn Fn() -> bool,
 ) -> Result<Measure, LabError> {
-    let path = LabPath::through(lab, binary.to_owned(), threads(w))?;
+    let path = LabPath::through(dir, lab, binary.to_owned(), threads(w))?;
     let frame = frame_of(w);
     trial::warm_up(&path, &frame, interrupted)?;
     let secs = w.duration.as_secs_f64();
@@ -102,7 +109,15 @@ pub fn pps(
         value: c.received as f64 / seconds,
         unit: "packet/s",
         seconds,
-        document: document("pps", w, seconds, c.sent, c.received, extra),
+        document: document(
+            "pps",
+            path.restored.as_ref(),
+            w,
+            seconds,
+            c.sent,
+            c.received,
+            extra,
+        ),
     })
 }
 
@@ -121,15 +136,39 @@ impl Measurer for Trials<'_> {
     }
 }
 
-/// An `rfc2544` run: NDR (and PDR at 0.5 %) of the workload's frame size through the DUT,
-/// final trials of the workload's duration; the measure is NDR in frames/s.
+/// The search of an `rfc2544` workload up to `max_load` frames/s: final trials of the
+/// workload's duration, its `pdr`, `width`, `phases`, `repeat` and `initial_trial` where it sets
+/// them, else the defaults of `lab rfc2544` (the first phase's trials a tenth of the final ones,
+/// 0.2 to 1 s).
+fn search_config(w: &Workload, max_load: f64) -> Config {
+    let final_s = w.duration.as_secs_f64();
+    let initial_s = w
+        .initial_trial
+        .map_or((final_s / 10.0).clamp(0.2, 1.0), |d| d.as_secs_f64());
+    Config {
+        goals: search::ndr_and_pdr(w.pdr.map_or(search::DEFAULT_PDR, |p| p.fraction())),
+        min_load: search::min_load_for(max_load),
+        max_load,
+        // `lab run --duration` may have shortened the final trials below the file's.
+        initial_duration: initial_s.min(final_s),
+        final_duration: final_s,
+        phases: w.phases.unwrap_or(search::DEFAULT_PHASES),
+        width: w.width.map_or(search::DEFAULT_WIDTH, |p| p.fraction()),
+        final_repeats: w.repeat.unwrap_or(search::DEFAULT_REPEATS),
+        max_trials: search::DEFAULT_MAX_TRIALS,
+    }
+}
+
+/// An `rfc2544` run: NDR (and PDR, 0.5 % unless the workload says) of the workload's frame
+/// size through the DUT, by [`search_config`]; the measure is NDR in frames/s.
 pub fn rfc2544(
     lab: &LabState,
     w: &Workload,
     binary: &Path,
+    dir: &StateDir,
     interrupted: &dyn Fn() -> bool,
 ) -> Result<Measure, LabError> {
-    let path = LabPath::of(lab, binary.to_owned(), threads(w))?;
+    let path = LabPath::of(dir, lab, binary.to_owned(), threads(w))?;
     let frame = frame_of(w);
     trial::warm_up(&path, &frame, interrupted)?;
     let started = std::time::Instant::now();
@@ -150,17 +189,7 @@ pub fn rfc2544(
     .pps();
     let max_load = line_pps.min(ceiling_pps).max(100.0);
     let final_s = w.duration.as_secs_f64();
-    let cfg = Config {
-        goals: search::ndr_and_pdr(search::DEFAULT_PDR),
-        min_load: search::min_load_for(max_load),
-        max_load,
-        initial_duration: (final_s / 10.0).clamp(0.2, 1.0).min(final_s),
-        final_duration: final_s,
-        phases: search::DEFAULT_PHASES,
-        width: search::DEFAULT_WIDTH,
-        final_repeats: search::DEFAULT_REPEATS,
-        max_trials: search::DEFAULT_MAX_TRIALS,
-    };
+    let cfg = search_config(w, max_load);
     let mut m = Trials {
         path: &path,
         frame,
@@ -190,6 +219,67 @@ pub fn rfc2544(
         value: ndr,
         unit: "packet/s",
         seconds: final_s,
-        document: document("rfc2544", w, final_s, sent, sent, extra),
+        document: document(
+            "rfc2544",
+            path.restored.as_ref(),
+            w,
+            final_s,
+            sent,
+            sent,
+            extra,
+        ),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::experiment::{NoHostCheck, parse};
+
+    fn workload(keys: &str) -> Workload {
+        let text = format!(
+            "[experiment]\nname = \"x\"\n[lab]\ntopology = \"router\"\n[workload]\nmode = \
+             \"rfc2544\"\nduration = \"4s\"\n{keys}"
+        );
+        match parse(&text, Path::new("exp.toml"), &NoHostCheck) {
+            Ok(e) => e.variants[0].workload.clone(),
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn the_workload_s_search_keys_set_the_search() {
+        let w = workload(
+            "pdr = \"0.1%\"\nwidth = \"2%\"\nphases = 3\nrepeat = 1\ninitial_trial = \"500ms\"\n",
+        );
+        let cfg = search_config(&w, 1e6);
+        assert_eq!(cfg.goals, search::ndr_and_pdr(0.001));
+        assert!((cfg.width - 0.02).abs() < 1e-12, "{cfg:?}");
+        assert_eq!((cfg.phases, cfg.final_repeats), (3, 1));
+        assert_eq!((cfg.initial_duration, cfg.final_duration), (0.5, 4.0));
+        assert_eq!(cfg.max_load, 1e6);
+        assert_eq!(cfg.max_trials, search::DEFAULT_MAX_TRIALS);
+    }
+
+    #[test]
+    fn without_the_keys_the_search_keeps_its_defaults() {
+        let cfg = search_config(&workload(""), 1e6);
+        assert_eq!(cfg.goals, search::ndr_and_pdr(search::DEFAULT_PDR));
+        assert_eq!(cfg.width, search::DEFAULT_WIDTH);
+        assert_eq!(cfg.phases, search::DEFAULT_PHASES);
+        assert_eq!(cfg.final_repeats, search::DEFAULT_REPEATS);
+        // A tenth of the final trial, at least 200 ms.
+        assert_eq!((cfg.initial_duration, cfg.final_duration), (0.4, 4.0));
+    }
+
+    #[test]
+    fn a_shortened_final_trial_caps_the_first_phase_s() {
+        let mut w = workload("initial_trial = \"3s\"\n");
+        // What `lab run --duration 1s` does to the file's workload.
+        w.duration = linerate_units::Duration::from_secs(1);
+        let cfg = search_config(&w, 1e6);
+        assert_eq!((cfg.initial_duration, cfg.final_duration), (1.0, 1.0));
+    }
 }

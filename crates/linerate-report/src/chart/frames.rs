@@ -32,7 +32,20 @@ fn pps_scale(max: f64) -> (f64, &'static str) {
     }
 }
 
-/// NDR and PDR (frames/s) against frame size.
+/// Said in the caption when the two series are one line.
+const SAME_NOTE: &str = "(PDR = NDR at every size)";
+
+/// Whether PDR equals NDR at every size (a generator-bound lab: nothing was lost below the
+/// generator's ceiling, so both goals end at the same load).
+fn pdr_is_ndr(points: &[FramePoint]) -> bool {
+    points
+        .iter()
+        .all(|p| (p.pdr_pps - p.ndr_pps).abs() <= 1e-9 * p.pdr_pps.abs().max(p.ndr_pps.abs()))
+}
+
+/// NDR and PDR (frames/s) against frame size. PDR is drawn first, dashed, thicker and with
+/// hollow squares, and NDR over it, thin, solid and with filled dots, so that where the two
+/// coincide both stay visible; when they coincide at every size the caption says so.
 pub fn ndr_pdr(points: &[FramePoint], name: &str, title: &str) -> Result<Chart, ReportError> {
     let mut points: Vec<FramePoint> = points
         .iter()
@@ -45,6 +58,11 @@ pub fn ndr_pdr(points: &[FramePoint], name: &str, title: &str) -> Result<Chart, 
             "{title}: no frame size measured"
         )));
     }
+    let caption = if pdr_is_ndr(&points) {
+        format!("{title} {SAME_NOTE}")
+    } else {
+        title.to_owned()
+    };
     let lo = points.first().map_or(64.0, |p| p.bytes);
     let hi = points.last().map_or(1518.0, |p| p.bytes).max(lo * 2.0);
     let max = points
@@ -54,9 +72,10 @@ pub fn ndr_pdr(points: &[FramePoint], name: &str, title: &str) -> Result<Chart, 
     let (div, unit) = pps_scale(max);
     let top = if max > 0.0 { max / div * 1.25 } else { 1.0 };
     let y_desc = format!("frames/s ({unit})");
-    render(name.to_owned(), title.to_owned(), (900, 420), |root| {
+    let (ndr_colour, pdr_colour) = (PALETTE[0], PALETTE[1]);
+    render(name.to_owned(), caption.clone(), (900, 420), |root| {
         let mut chart = ChartBuilder::on(root)
-            .caption(title, (FONT, 20))
+            .caption(&caption, (FONT, 20))
             .margin(12)
             .x_label_area_size(52)
             .y_label_area_size(text_width(&tick(top), 14).max(40) + 30)
@@ -68,35 +87,50 @@ pub fn ndr_pdr(points: &[FramePoint], name: &str, title: &str) -> Result<Chart, 
             &y_desc,
             Some(6),
         )?;
-        for (i, (what, pick)) in [
-            (
-                "NDR (no loss)",
-                (|p: &FramePoint| p.ndr_pps) as fn(&FramePoint) -> f64,
-            ),
-            ("PDR", |p: &FramePoint| p.pdr_pps),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let colour = PALETTE[i];
-            chart
-                .draw_series(LineSeries::new(
-                    points.iter().map(|p| (p.bytes, pick(p) / div)),
-                    colour.stroke_width(2),
-                ))
-                .map_err(err)?
-                .label(what)
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 22, y)], colour.stroke_width(2))
-                });
-            chart
-                .draw_series(
-                    points
-                        .iter()
-                        .map(|p| Circle::new((p.bytes, pick(p) / div), 4, colour.filled())),
-                )
-                .map_err(err)?;
-        }
+        // PDR underneath: dashed, 4 px, hollow squares of 12 px.
+        let pdr_line = pdr_colour.stroke_width(PDR_WIDTH);
+        chart
+            .draw_series(DashedLineSeries::new(
+                points.iter().map(|p| (p.bytes, p.pdr_pps / div)),
+                10,
+                6,
+                pdr_line,
+            ))
+            .map_err(err)?
+            .label("PDR")
+            .legend(move |(x, y)| {
+                EmptyElement::at((x, y))
+                    + PathElement::new(vec![(0, 0), (8, 0)], pdr_line)
+                    + PathElement::new(vec![(14, 0), (22, 0)], pdr_line)
+                    + square(11, pdr_colour)
+            });
+        chart
+            .draw_series(
+                points
+                    .iter()
+                    .map(|p| EmptyElement::at((p.bytes, p.pdr_pps / div)) + square(0, pdr_colour)),
+            )
+            .map_err(err)?;
+        // NDR on top: solid, 2 px, filled dots.
+        chart
+            .draw_series(LineSeries::new(
+                points.iter().map(|p| (p.bytes, p.ndr_pps / div)),
+                ndr_colour.stroke_width(NDR_WIDTH),
+            ))
+            .map_err(err)?
+            .label("NDR (no loss)")
+            .legend(move |(x, y)| {
+                EmptyElement::at((x, y))
+                    + PathElement::new(vec![(0, 0), (22, 0)], ndr_colour.stroke_width(NDR_WIDTH))
+                    + Circle::new((11, 0), 4, ndr_colour.filled())
+            });
+        chart
+            .draw_series(
+                points
+                    .iter()
+                    .map(|p| Circle::new((p.bytes, p.ndr_pps / div), 4, ndr_colour.filled())),
+            )
+            .map_err(err)?;
         // Each size named at its NDR point, "(!)" when generator-bound.
         chart
             .draw_series(points.iter().map(|p| {
@@ -110,6 +144,15 @@ pub fn ndr_pdr(points: &[FramePoint], name: &str, title: &str) -> Result<Chart, 
             .map_err(err)?;
         legend(&mut chart, SeriesLabelPosition::UpperRight)
     })
+}
+
+/// Stroke widths: PDR's dashes wider than NDR's line, which runs inside them where they meet.
+const PDR_WIDTH: u32 = 4;
+const NDR_WIDTH: u32 = 2;
+
+/// A hollow square of 12 px centred `dx` pixels right of its anchor (PDR's marker).
+fn square(dx: i32, colour: RGBColor) -> Rectangle<(i32, i32)> {
+    Rectangle::new([(dx - 6, -6), (dx + 6, 6)], colour.stroke_width(2))
 }
 
 #[cfg(test)]
@@ -156,5 +199,77 @@ mod tests {
             ndr_pdr(&[], "x", "t"),
             Err(ReportError::NoData(_))
         ));
+    }
+
+    fn point(label: &str, bytes: f64, ndr: f64, pdr: f64) -> FramePoint {
+        FramePoint {
+            label: label.into(),
+            bytes,
+            ndr_pps: ndr,
+            pdr_pps: pdr,
+            generator_bound: false,
+        }
+    }
+
+    fn hex(c: RGBColor) -> String {
+        format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
+    }
+
+    /// SVG elements (`<polyline`, `<circle`, `<rect`) of `colour` with `attr` among their
+    /// attributes.
+    fn count(svg: &str, element: &str, colour: RGBColor, attr: &str) -> usize {
+        let colour = hex(colour);
+        svg.split('<')
+            .filter(|e| e.starts_with(element))
+            .filter(|e| e.to_uppercase().contains(&colour) && e.contains(attr))
+            .count()
+    }
+
+    #[test]
+    fn pdr_equal_to_ndr_stays_visible_under_it_and_the_caption_says_so() {
+        let sizes = [("64", 64.0), ("512", 512.0), ("1518", 1518.0)];
+        let same: Vec<_> = sizes
+            .iter()
+            .map(|&(l, b)| point(l, b, 300_000.0 - b * 10.0, 300_000.0 - b * 10.0))
+            .collect();
+        let c = ndr_pdr(&same, "rfc2544", "NDR and PDR").unwrap();
+        assert!(c.svg.contains(SAME_NOTE), "no note");
+        assert_eq!(c.title, format!("NDR and PDR {SAME_NOTE}"));
+        let (ndr, pdr) = (PALETTE[0], PALETTE[1]);
+        // NDR: one solid 2 px line; PDR: dashes of 4 px (many short lines, one per dash).
+        assert_eq!(
+            count(&c.svg, "polyline", ndr, "stroke-width=\"2\""),
+            2,
+            "{}",
+            c.svg
+        );
+        assert!(
+            count(&c.svg, "polyline", pdr, "stroke-width=\"4\"") > 10,
+            "{}",
+            c.svg
+        );
+        assert_eq!(count(&c.svg, "polyline", pdr, "stroke-width=\"2\""), 0);
+        // Markers of different shapes: NDR filled dots, PDR hollow squares (and one of each in
+        // the legend).
+        assert_eq!(count(&c.svg, "circle", ndr, "fill=\"#"), 4, "{}", c.svg);
+        assert_eq!(count(&c.svg, "rect", pdr, "fill=\"none\""), 4, "{}", c.svg);
+        // NDR is drawn after PDR: on top where they coincide.
+        let first = |colour| c.svg.to_uppercase().find(&hex(colour)).unwrap();
+        assert!(first(pdr) < first(ndr));
+    }
+
+    #[test]
+    fn the_note_appears_only_when_pdr_equals_ndr_everywhere() {
+        let mut points = vec![
+            point("64", 64.0, 200_000.0, 200_000.0),
+            point("1518", 1518.0, 80_000.0, 80_000.0),
+        ];
+        assert!(ndr_pdr(&points, "x", "t").unwrap().svg.contains(SAME_NOTE));
+        // One size where PDR is above NDR: two lines, no note.
+        points[1].pdr_pps = 81_000.0;
+        let c = ndr_pdr(&points, "x", "t").unwrap();
+        assert!(!c.svg.contains(SAME_NOTE));
+        assert_eq!(c.title, "t");
+        assert!(c.svg.contains("PDR") && c.svg.contains("NDR (no loss)"));
     }
 }

@@ -510,6 +510,12 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
             anyhow::bail!("--duration {d}: must be more than 0 and at most 1 hour");
         }
         for v in &mut exp.variants {
+            if let Some(first) = v.workload.initial_trial.filter(|&t| t > d) {
+                anyhow::bail!(
+                    "--duration {d} is shorter than the file's workload.initial_trial {first} \
+                     (the rfc2544 search's first trials)"
+                );
+            }
             v.workload.duration = d;
         }
     }
@@ -558,6 +564,7 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
         LoadTool::Linerate => {
             engine = linerate_lab::runner::Engine {
                 binary: std::env::current_exe().context("cannot find the linerate binary")?,
+                state_dir: dir.clone(),
             };
             &engine
         }

@@ -208,6 +208,28 @@ pub fn set_json(name: &LabName, writes: &[SysctlWrite]) -> Value {
 }
 
 /// `lab check` as text: the plan of an experiment.
+/// The rfc2544 search settings a workload sets (`pdr 0.1%, phases 3`); `None` when it sets
+/// none (the defaults of `lab rfc2544`).
+fn search_settings(w: &linerate_lab::experiment::Workload) -> Option<String> {
+    let mut set = Vec::new();
+    if let Some(p) = w.pdr {
+        set.push(format!("pdr {p}"));
+    }
+    if let Some(p) = w.width {
+        set.push(format!("width {p}"));
+    }
+    if let Some(n) = w.phases {
+        set.push(format!("phases {n}"));
+    }
+    if let Some(n) = w.repeat {
+        set.push(format!("repeat {n}"));
+    }
+    if let Some(d) = w.initial_trial {
+        set.push(format!("initial trial {d}"));
+    }
+    (!set.is_empty()).then(|| set.join(", "))
+}
+
 pub fn experiment_text(e: &linerate_lab::experiment::Experiment) -> String {
     let n = e.variants.len();
     let secs: f64 = e
@@ -246,6 +268,9 @@ pub fn experiment_text(e: &linerate_lab::experiment::Experiment) -> String {
             w.duration,
             w.streams
         ));
+        if let Some(search) = search_settings(w) {
+            out.push_str(&format!("      search: {search}\n"));
+        }
         for (l, link) in v.spec.links.iter().enumerate() {
             let emu = link
                 .emulation

@@ -397,7 +397,11 @@ pub fn run(dir: &StateDir, a: Args) -> anyhow::Result<ExitCode> {
     }
     let state = linerate_lab::control::load(dir, &a.name)?;
     let binary = std::env::current_exe().context("locate the linerate executable")?;
-    let path = LabPath::of(&state, binary, a.threads)?;
+    let path = LabPath::of(dir, &state, binary, a.threads)?;
+    if let Some(r) = &path.restored {
+        // Said even with --quiet: the lab was not as the last run should have left it.
+        eprintln!("linerate: lab {}: {r}", a.name);
+    }
     let (link, link_source) = link_rate(&a, &state);
     let stop = Stop::install()?;
     let settings = Settings {
