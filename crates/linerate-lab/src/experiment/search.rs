@@ -9,6 +9,7 @@ use toml::Spanned;
 
 use super::raw::{RawWorkload, Scalar};
 use super::{Ctx, ExperimentError, WorkloadMode};
+use crate::rfc2544::search::{MAX_PHASES, MAX_REPEATS, MAX_WIDTH};
 
 /// The search settings a workload sets.
 #[derive(Debug, Default)]
@@ -19,10 +20,6 @@ pub(super) struct Options {
     pub repeat: Option<u32>,
     pub initial_trial: Option<Duration>,
 }
-
-/// Most phases and final repeats, as `lab rfc2544 --phases` and `--repeat` allow.
-const MAX_PHASES: i64 = 10;
-const MAX_REPEAT: i64 = 20;
 
 /// A share written like `lab rfc2544 --pdr` takes it (`"0.5%"`), strictly between 0 and `below`
 /// percent.
@@ -48,10 +45,10 @@ fn share(
     }
 }
 
-fn count(ctx: &Ctx<'_>, v: &Spanned<i64>, field: &str, most: i64) -> Result<u32, ExperimentError> {
+fn count(ctx: &Ctx<'_>, v: &Spanned<i64>, field: &str, most: u32) -> Result<u32, ExperimentError> {
     let n = *v.get_ref();
     match u32::try_from(n) {
-        Ok(c) if (1..=most).contains(&n) => Ok(c),
+        Ok(c) if (1..=most).contains(&c) => Ok(c),
         _ => Err(ctx.err(
             v.span(),
             field,
@@ -100,7 +97,7 @@ pub(super) fn options(
     let width = w
         .width
         .as_ref()
-        .map(|v| share(ctx, v, "workload.width", 50.0))
+        .map(|v| share(ctx, v, "workload.width", MAX_WIDTH * 100.0))
         .transpose()?;
     let phases = w
         .phases
@@ -110,7 +107,7 @@ pub(super) fn options(
     let repeat = w
         .repeat
         .as_ref()
-        .map(|v| count(ctx, v, "workload.repeat", MAX_REPEAT))
+        .map(|v| count(ctx, v, "workload.repeat", MAX_REPEATS))
         .transpose()?;
     let initial_trial = w
         .initial_trial

@@ -67,6 +67,12 @@ pub const DEFAULT_WIDTH: f64 = 0.005;
 pub const DEFAULT_PDR: f64 = 0.005;
 /// Most trials of one search when not told otherwise.
 pub const DEFAULT_MAX_TRIALS: u32 = 60;
+/// Most phases a search may be asked for.
+pub const MAX_PHASES: u32 = 10;
+/// Most final trials a bound may be asked to pass.
+pub const MAX_REPEATS: u32 = 20;
+/// A width goal must be less than this (a relative width of half the load or more is no search).
+pub const MAX_WIDTH: f64 = 0.5;
 
 /// The two goals of RFC 2544 practice: NDR (no loss) and PDR (at most `pdr_loss_ratio`).
 pub fn ndr_and_pdr(pdr_loss_ratio: f64) -> Vec<Goal> {
@@ -270,9 +276,8 @@ pub fn search<M: Measurer>(
                     &b,
                     goal_estimate(&trials, goal),
                     width,
-                    g,
-                    &mut steps_down,
-                    &mut steps_up,
+                    &mut steps_down[g],
+                    &mut steps_up[g],
                 ) {
                     next = Some(load);
                     break;
@@ -342,15 +347,16 @@ fn goal_estimate(trials: &[Trial], goal: &Goal) -> Option<f64> {
 /// proven lower bound that the estimate says is within the width of the answer, the next load
 /// is one width above it, the step doubling while loads keep holding: one failure there ends
 /// the goal.
-#[allow(clippy::too_many_arguments)]
+///
+/// `steps_down` and `steps_up` are the goal's consecutive steps each way (its margin's and its
+/// step's doublings).
 fn candidate(
     cfg: &Config,
     b: &Bounds,
     estimate: Option<f64>,
     width: f64,
-    g: usize,
-    steps_down: &mut [i32],
-    steps_up: &mut [i32],
+    steps_down: &mut i32,
+    steps_up: &mut i32,
 ) -> Option<f64> {
     let narrow = |lo: f64, hi: f64| (hi - lo) / hi <= width * (1.0 + 1e-9);
     // A lower bound waiting for more trials at this duration: repeat it.
@@ -368,9 +374,9 @@ fn candidate(
                 return Some(l);
             }
             let lo = lo.unwrap_or(cfg.min_load);
-            steps_down[g] = 0;
-            let next = step_up(lo, steps_up[g]).min(cfg.max_load);
-            steps_up[g] += 1;
+            *steps_down = 0;
+            let next = step_up(lo, *steps_up).min(cfg.max_load);
+            *steps_up += 1;
             Some(next)
         }
         (lo, Some(hi)) => {
@@ -380,15 +386,15 @@ fn candidate(
                 && e <= lo / (1.0 - width)
             {
                 // The answer is within a width above the lower bound, by the estimate.
-                steps_down[g] = 0;
-                let next = step_up(lo, steps_up[g]).min((lo + hi) / 2.0);
-                steps_up[g] += 1;
+                *steps_down = 0;
+                let next = step_up(lo, *steps_up).min((lo + hi) / 2.0);
+                *steps_up += 1;
                 return Some(next);
             }
-            steps_up[g] = 0;
+            *steps_up = 0;
             // The first failure in a phase is often the shorter phase's flattering estimate
             // meeting a longer trial: the margin grows from the second on.
-            let margin = (width / 2.0 * 2f64.powi((steps_down[g] - 1).max(0))).min(0.9);
+            let margin = (width / 2.0 * 2f64.powi((*steps_down - 1).max(0))).min(0.9);
             let next = (e * (1.0 - width / 4.0)).min(hi * (1.0 - margin));
             // A load that held in a shorter trial and that the estimate does not doubt is
             // re-measured at this phase's duration first.
@@ -397,7 +403,7 @@ fn candidate(
             {
                 return Some(st);
             }
-            steps_down[g] += 1;
+            *steps_down += 1;
             Some(match lo {
                 // Between the bounds the estimate may cut the range, never less than in half
                 // (far apart, halved geometrically, so decades cost what one does).

@@ -207,7 +207,6 @@ pub fn set_json(name: &LabName, writes: &[SysctlWrite]) -> Value {
     json!({ "schema": "linerate.lab-sysctl/1", "lab": name.as_str(), "writes": writes })
 }
 
-/// `lab check` as text: the plan of an experiment.
 /// The rfc2544 search settings a workload sets (`pdr 0.1%, phases 3`); `None` when it sets
 /// none (the defaults of `lab rfc2544`).
 fn search_settings(w: &linerate_lab::experiment::Workload) -> Option<String> {
@@ -230,6 +229,7 @@ fn search_settings(w: &linerate_lab::experiment::Workload) -> Option<String> {
     (!set.is_empty()).then(|| set.join(", "))
 }
 
+/// `lab check` as text: the plan of an experiment.
 pub fn experiment_text(e: &linerate_lab::experiment::Experiment) -> String {
     let n = e.variants.len();
     let secs: f64 = e

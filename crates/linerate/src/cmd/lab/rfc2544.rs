@@ -69,7 +69,7 @@ pub struct Args {
     initial_trial: Duration,
     /// Phases of the search (trial duration grows, width halves, from one to the next)
     #[arg(long, value_name = "N", default_value_t = search::DEFAULT_PHASES,
-          value_parser = clap::value_parser!(u32).range(1..=10))]
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(search::MAX_PHASES)))]
     phases: u32,
     /// Width goal: the final lower and upper bounds are at most this far apart
     #[arg(
@@ -89,7 +89,7 @@ pub struct Args {
     pdr: Percent,
     /// Final trials at --trial each bound must pass
     #[arg(long, value_name = "N", default_value_t = search::DEFAULT_REPEATS,
-          value_parser = clap::value_parser!(u32).range(1..=20))]
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(search::MAX_REPEATS)))]
     repeat: u32,
     /// Most trials of one search (it stops unconverged there)
     #[arg(long, value_name = "N", default_value_t = search::DEFAULT_MAX_TRIALS,
@@ -385,10 +385,11 @@ pub fn run(dir: &StateDir, a: Args) -> anyhow::Result<ExitCode> {
         );
     }
     let width = a.width.fraction();
-    if !(width > 0.0 && width < 0.5) {
+    if !(width > 0.0 && width < search::MAX_WIDTH) {
         bail!(
-            "--width {}: must be more than 0 and less than 50 %",
-            a.width
+            "--width {}: must be more than 0 and less than {} %",
+            a.width,
+            search::MAX_WIDTH * 100.0
         );
     }
     let pdr = a.pdr.fraction();
