@@ -26,9 +26,11 @@ const RESOLV_CONF: &str = "/etc/resolv.conf";
 /// Where and how names are looked up.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resolver {
+    /// The nameservers, asked in turn.
     pub servers: Vec<SocketAddr>,
     /// Suffixes tried for names with fewer than `ndots` dots (resolv.conf's `search`).
     pub search: Vec<String>,
+    /// Names with at least this many dots are tried as written first.
     pub ndots: u32,
     /// How long one server gets to answer one query.
     pub timeout: Duration,
@@ -39,9 +41,13 @@ pub struct Resolver {
 pub struct SrvTarget {
     /// The target's name, without the root's dot.
     pub host: String,
+    /// The port it serves on.
     pub port: u16,
+    /// Lower is tried first.
     pub priority: u16,
+    /// Share among servers of one priority.
     pub weight: u16,
+    /// Its addresses.
     pub addrs: Vec<IpAddr>,
 }
 

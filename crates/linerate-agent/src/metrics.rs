@@ -15,15 +15,20 @@ use prometheus_client::registry::Registry;
 /// A path and test: who, what, which way.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct PathLabels {
+    /// The peer's label.
     pub peer: String,
+    /// The test's mode.
     pub test: String,
+    /// `send` or `receive`.
     pub direction: String,
 }
 
 /// A peer and test.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct TestLabels {
+    /// The peer's label.
     pub peer: String,
+    /// The test's mode.
     pub test: String,
 }
 
@@ -95,6 +100,7 @@ impl Default for Metrics {
 }
 
 impl Metrics {
+    /// Every metric registered, none set yet.
     pub fn new() -> Metrics {
         let mut registry = Registry::default();
         let m = Metrics {

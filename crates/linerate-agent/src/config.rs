@@ -23,33 +23,42 @@ use std::path::{Path, PathBuf};
 
 use linerate_units::{BitRate, Duration};
 
-use super::dns;
 use toml::Spanned;
+
+use crate::dns;
 
 /// The port a peer's server listens on unless the config says otherwise (iperf3's).
 pub const DEFAULT_PORT: u16 = 5201;
 
-/// A bad configuration, located.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A bad configuration, located: `mesh.toml:5:9: test.every: ...` (file, line, column, key;
+/// line and column 0 when the file could not be read, no key for a TOML syntax error).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}:{line}:{column}: {}{message}", file.display(), KeyPrefix(key))]
 pub struct ConfigError {
+    /// The configuration file.
     pub file: PathBuf,
+    /// Line, from 1.
     pub line: usize,
+    /// Column, from 1.
     pub column: usize,
+    /// The key at fault (`test.every`), empty when none is.
     pub key: String,
+    /// What is wrong with it.
     pub message: String,
 }
 
-impl std::fmt::Display for ConfigError {
+/// `key: `, or nothing for no key.
+struct KeyPrefix<'a>(&'a str);
+
+impl std::fmt::Display for KeyPrefix<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}:{}: ", self.file.display(), self.line, self.column)?;
-        if !self.key.is_empty() {
-            write!(f, "{}: ", self.key)?;
+        if self.0.is_empty() {
+            Ok(())
+        } else {
+            write!(f, "{}: ", self.0)
         }
-        f.write_str(&self.message)
     }
 }
-
-impl std::error::Error for ConfigError {}
 
 /// What a scheduled test measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -63,6 +72,7 @@ pub enum TestMode {
 }
 
 impl TestMode {
+    /// Its name in the configuration and in the `test` label.
     pub fn name(self) -> &'static str {
         match self {
             TestMode::Tcp => "tcp",
@@ -81,18 +91,32 @@ impl TestMode {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PeerSource {
     /// A name or address with a port.
-    Host { host: String, port: u16 },
+    Host {
+        /// The name or address as written.
+        host: String,
+        /// Its test server's port.
+        port: u16,
+    },
     /// Every address a DNS name resolves to (A and AAAA), re-resolved every round; a
     /// Kubernetes headless Service is such a name.
-    Dns { name: String, port: u16 },
+    Dns {
+        /// The name.
+        name: String,
+        /// The port of every address's test server.
+        port: u16,
+    },
     /// Every server an SRV name lists (`_service._proto.domain`), with the port it gives;
     /// re-resolved every round.
-    Srv { name: String },
+    Srv {
+        /// The SRV name.
+        name: String,
+    },
 }
 
 /// A peer as configured.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PeerConfig {
+    /// Where it is.
     pub source: PeerSource,
     /// The `peer` label (default: the host as written).
     pub name: Option<String>,
@@ -101,8 +125,11 @@ pub struct PeerConfig {
 /// A test as configured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TestConfig {
+    /// What it measures.
     pub mode: TestMode,
+    /// How often it runs to each peer (jittered ±10 %).
     pub every: std::time::Duration,
+    /// How long each direction runs.
     pub duration: std::time::Duration,
     /// UDP: the rate each direction is sent at.
     pub rate: BitRate,
@@ -111,9 +138,13 @@ pub struct TestConfig {
 /// The whole configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
+    /// Where this agent's test server listens.
     pub listen: SocketAddr,
+    /// Where its `/metrics` endpoint listens.
     pub metrics: SocketAddr,
+    /// The peers it tests.
     pub peers: Vec<PeerConfig>,
+    /// The tests it runs to each peer.
     pub tests: Vec<TestConfig>,
     /// Nameservers for `dns` and `srv` peers; empty: the system's (`/etc/resolv.conf`, and
     /// the C library's resolver for `dns` peers, so `/etc/hosts` counts).
@@ -123,8 +154,11 @@ pub struct Config {
 /// A peer to test now: its label and address.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Target {
+    /// The `peer` label.
     pub label: String,
+    /// The address (or name) to connect to.
     pub host: String,
+    /// Its test server's port.
     pub port: u16,
 }
 
