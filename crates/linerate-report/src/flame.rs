@@ -1,8 +1,22 @@
-//! Flame graphs (inferno's SVG) embedded in the report. Each is placed in a sandboxed
-//! `<iframe srcdoc>` so its styles and element ids stay its own; its script (zoom and the
-//! search box, which work when the SVG file is opened alone) is removed, as the report runs no
-//! scripts: the frames' names remain text, found by the browser's find-in-page, and each
-//! frame's full name and sample count show on hover from its `<title>`.
+//! Flame graphs: drawn from folded stacks by the inferno crate (one profile's, and the
+//! differential one of two), and embedded in the report.
+//!
+//! The input is the folded format (`root;…;leaf COUNT` per line) that `linerate-profile`
+//! writes. In the differential graph the second profile's stacks are drawn, red where their
+//! share grew against the first, blue where it shrank; the first is scaled to the second's
+//! sample count so runs of different lengths compare.
+//!
+//! In the report each graph is placed in a sandboxed `<iframe srcdoc>` so its styles and
+//! element ids stay its own; its script (zoom and the search box, which work when the SVG file
+//! is opened alone) is removed, as the report runs no scripts: the frames' names remain text,
+//! found by the browser's find-in-page, and each frame's full name and sample count show on
+//! hover from its `<title>`.
+
+mod inert;
+
+pub use inert::inert;
+
+use crate::ReportError;
 
 /// A flame graph for the report.
 #[derive(Debug, Clone, Default)]
@@ -13,60 +27,53 @@ pub struct FlameGraph {
     pub svg: String,
 }
 
-/// Removes every `open…close` span (both included) from `text`.
-fn strip_spans(text: &str, open: &str, close: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find(open) {
-        out.push_str(&rest[..i]);
-        match rest[i..].find(close) {
-            Some(j) => rest = &rest[i + j + close.len()..],
-            None => {
-                rest = "";
-                break;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+/// Whether folded stacks hold a sample: a line whose count is above zero.
+fn has_samples(folded: &str) -> bool {
+    folded.lines().any(|line| {
+        line.rsplit_once(' ')
+            .and_then(|(_, n)| n.trim().parse::<u64>().ok())
+            .is_some_and(|n| n > 0)
+    })
 }
 
-/// Removes event-handler attributes (` onload="…"`, ` onclick="…"`, …).
-fn strip_handlers(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find(" on") {
-        let after = &rest[i + 3..];
-        let name_len = after.bytes().take_while(u8::is_ascii_lowercase).count();
-        let is_handler = name_len > 0 && after[name_len..].starts_with("=\"");
-        if !is_handler {
-            out.push_str(&rest[..i + 3]);
-            rest = after;
-            continue;
-        }
-        out.push_str(&rest[..i]);
-        let value = &after[name_len + 2..];
-        rest = value.find('"').map_or("", |end| &value[end + 1..]);
+/// A flame graph SVG (self-contained, searchable) of `folded` (the folded format).
+pub fn draw(folded: &str, title: &str) -> Result<Vec<u8>, ReportError> {
+    if !has_samples(folded) {
+        return Err(ReportError::NoData(
+            "no samples: no flame graph to draw".to_owned(),
+        ));
     }
-    out.push_str(rest);
-    out
+    let mut opts = inferno::flamegraph::Options::default();
+    opts.title = title.to_owned();
+    let mut svg = Vec::new();
+    inferno::flamegraph::from_lines(&mut opts, folded.lines(), &mut svg)
+        .map_err(|e| ReportError::Chart(format!("the flame graph: {e}")))?;
+    Ok(svg)
 }
 
-/// The SVG without its XML prologue, doctype, scripts and event handlers, and as wide as
-/// its frame (its `viewBox` keeps the proportions).
-pub fn inert(svg: &str) -> String {
-    let s = strip_spans(svg, "<?xml", "?>");
-    let s = strip_spans(&s, "<!DOCTYPE", ">");
-    let s = strip_spans(&s, "<script", "</script>");
-    let s = strip_handlers(&s);
-    match s.find("<svg ").map(|i| (i, &s[i..])) {
-        Some((i, root)) if root.contains(" viewBox=\"") => {
-            let end = i + root.find('>').unwrap_or(0);
-            let head = s[i..end].replacen(" width=\"", " width=\"100%\" data-width=\"", 1);
-            format!("{}{head}{}", &s[..i], &s[end..])
-        }
-        _ => s,
+/// A differential flame graph of `after` against `before` (both in the folded format): red
+/// frames grew, blue shrank.
+pub fn draw_diff(before: &str, after: &str, title: &str) -> Result<Vec<u8>, ReportError> {
+    if !has_samples(before) || !has_samples(after) {
+        return Err(ReportError::NoData(
+            "no samples on one side: no differential flame graph to draw".to_owned(),
+        ));
     }
+    let mut diff = Vec::new();
+    let opts = inferno::differential::Options {
+        normalize: true,
+        strip_hex: false,
+    };
+    inferno::differential::from_readers(opts, before.as_bytes(), after.as_bytes(), &mut diff)
+        .map_err(|e| ReportError::Chart(format!("folding the differential profile: {e}")))?;
+    let text = String::from_utf8_lossy(&diff);
+    let mut opts = inferno::flamegraph::Options::default();
+    opts.title = title.to_owned();
+    opts.subtitle = Some("red: share grew, blue: share shrank (against the baseline)".to_owned());
+    let mut svg = Vec::new();
+    inferno::flamegraph::from_lines(&mut opts, text.lines(), &mut svg)
+        .map_err(|e| ReportError::Chart(format!("the differential flame graph: {e}")))?;
+    Ok(svg)
 }
 
 /// The height the SVG asks for (its root element's `height`), for the frame around it.
@@ -134,5 +141,37 @@ mod tests {
             "{html}"
         );
         assert!(!html.contains("<script"), "{html}");
+    }
+
+    #[test]
+    fn one_profile_is_drawn_with_its_frames() {
+        let svg = String::from_utf8(draw("prog;main;leaf 3\nprog;main 1\n", "t").expect("drawn"))
+            .expect("utf8");
+        assert!(
+            svg.starts_with("<?xml") && svg.trim_end().ends_with("</svg>"),
+            "{svg}"
+        );
+        assert!(
+            svg.contains("<title>leaf (3 samples, 75.00%)</title>"),
+            "{svg}"
+        );
+        for empty in ["", "\n", "prog;main 0\n"] {
+            assert_eq!(
+                draw(empty, "t").expect_err("nothing to draw").to_string(),
+                "no samples: no flame graph to draw"
+            );
+        }
+    }
+
+    #[test]
+    fn differential_graph_colours_growth_and_shrinkage() {
+        let before = "main;a 90\nmain;b 10\n";
+        let after = "main;a 10\nmain;b 90\n";
+        let svg = String::from_utf8(draw_diff(before, after, "t").expect("drawn")).expect("utf8");
+        assert!(svg.contains("<svg") && svg.contains("main"), "{svg}");
+        // inferno colours a grown frame red (rgb(255,…)) and a shrunk one blue (…,255)).
+        assert!(svg.contains("rgb(255,"), "no red frame");
+        assert!(svg.contains(",255)"), "no blue frame");
+        assert!(draw_diff("", after, "t").is_err());
     }
 }

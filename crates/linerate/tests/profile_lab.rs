@@ -1,7 +1,8 @@
 //! Profiles of lab runs through the binary (issue 15): `lab run --profile` on a router lab with
 //! and without 1000 nftables rules stores a profile with every run; `compare` proves the
 //! nftables evaluation's share grew, with a confidence from the repetitions; the differential
-//! flame graph renders in headless Chromium; the report embeds it without scripts. Also: a
+//! flame graph renders in headless Chromium; the report embeds it without scripts; a stored
+//! breakdown with a field missing is an error naming it (issue 29). Also: a
 //! TCP run's profile shows the kernel's copy routines, and a command that exits at once still
 //! gives a complete, valid profile.
 
@@ -141,6 +142,32 @@ fn the_nftables_share_grows_with_the_rule_count_with_a_confidence() {
     assert!(
         !html.contains("<script") && !html.contains("&lt;script"),
         "a script in the report"
+    );
+
+    // A stored breakdown is read through its type: a field gone is an error naming the run
+    // and the field, not a subsystem share of zero.
+    let conn = rusqlite::Connection::open(&db).expect("open the store");
+    let run: i64 = conn
+        .query_row("SELECT min(run_id) FROM run_profiles", [], |r| r.get(0))
+        .expect("a stored profile");
+    conn.execute(
+        "UPDATE run_profiles SET breakdown = json_remove(breakdown, '$.by_subsystem') \
+         WHERE run_id = ?1",
+        [run],
+    )
+    .expect("remove by_subsystem");
+    drop(conn);
+    let o = linerate()
+        .args(["compare", "--experiment", "fw-profile", "--db"])
+        .arg(&db)
+        .output()
+        .expect("run compare");
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!("run {run}'s stored profile"))
+            && err.contains("missing field `by_subsystem`"),
+        "{err}"
     );
 }
 

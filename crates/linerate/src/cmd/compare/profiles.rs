@@ -1,53 +1,22 @@
 //! The profiles stored with an experiment's runs (`lab run --profile`), compared per variant
-//! against the baseline: the functions and subsystems whose share of the CPU samples changed,
-//! with a confidence from the repetitions, and differential flame graphs (shared by `compare`
-//! and `report`).
+//! against the baseline (by `linerate-profile`): the functions and subsystems whose share of
+//! the CPU samples changed, with a confidence from the repetitions, rendered as text, and
+//! differential flame graphs (shared by `compare` and `report`).
 
 use anyhow::Context as _;
+use linerate_profile::shares::ShareChange;
+use linerate_profile::{Breakdown, Folded};
 use linerate_stats::Confidence;
 use linerate_store::Store;
 
 use super::analysis::Group;
-use crate::cmd::profile::flame;
-use crate::cmd::profile::fold::Folded;
-use crate::cmd::profile::shares::{self, ShareChange};
+pub use linerate_profile::variants::{GroupProfiles, VariantChanges, changes};
 
 /// How many changed functions a variant lists in text.
 pub const SHOWN: usize = 8;
 
-/// One group's stored profiles.
-#[derive(Debug, Default)]
-pub struct GroupProfiles {
-    pub label: String,
-    /// Each profiled run's folded stacks.
-    pub folded: Vec<Folded>,
-    /// Each profiled run's attribution (JSON, as stored).
-    pub breakdowns: Vec<serde_json::Value>,
-    /// The sampled event (`cpu-clock`, `cycles`).
-    pub event: Option<String>,
-}
-
-impl GroupProfiles {
-    /// All runs' stacks together.
-    pub fn merged(&self) -> Folded {
-        let mut m = Folded::default();
-        for f in &self.folded {
-            m.merge(f);
-        }
-        m
-    }
-}
-
-/// A variant's profile against the baseline's.
-#[derive(Debug, serde::Serialize)]
-pub struct VariantChanges {
-    pub variant: String,
-    pub baseline: String,
-    pub baseline_profiles: usize,
-    pub variant_profiles: usize,
-    pub functions: Vec<ShareChange>,
-    pub subsystems: Vec<ShareChange>,
-}
+/// Names longer than this are shortened in text (the JSON keeps them whole).
+const NAME_WIDTH: usize = 48;
 
 /// The stored profiles of each group (empty lists where runs were not profiled).
 pub fn load(store: &Store, groups: &[Group]) -> anyhow::Result<Vec<GroupProfiles>> {
@@ -64,41 +33,15 @@ pub fn load(store: &Store, groups: &[Group]) -> anyhow::Result<Vec<GroupProfiles
                 };
                 let folded = Folded::parse(&p.folded)
                     .map_err(|e| anyhow::anyhow!("run {id}'s stored profile: {e}"))?;
+                let breakdown = Breakdown::from_stored(&p.breakdown)
+                    .with_context(|| format!("run {id}'s stored profile"))?;
                 out.folded.push(folded);
-                out.breakdowns.push(p.breakdown);
+                out.breakdowns.push(breakdown);
                 out.event.get_or_insert(p.event);
             }
             Ok(out)
         })
         .collect()
-}
-
-/// Each variant against the first group (the baseline); `None` when no run was profiled.
-pub fn changes(profiles: &[GroupProfiles], confidence: Confidence) -> Option<Vec<VariantChanges>> {
-    let (base, rest) = profiles.split_first()?;
-    if profiles.iter().all(|p| p.folded.is_empty()) {
-        return None;
-    }
-    let subsystems = |p: &GroupProfiles| -> Vec<_> {
-        p.breakdowns.iter().map(shares::subsystem_shares).collect()
-    };
-    Some(
-        rest.iter()
-            .map(|v| VariantChanges {
-                variant: v.label.clone(),
-                baseline: base.label.clone(),
-                baseline_profiles: base.folded.len(),
-                variant_profiles: v.folded.len(),
-                functions: shares::compare_functions(&base.folded, &v.folded, confidence),
-                subsystems: shares::compare_shares(
-                    &subsystems(base),
-                    &subsystems(v),
-                    confidence,
-                    0.0,
-                ),
-            })
-            .collect(),
-    )
 }
 
 /// The text section: per variant, the functions and subsystems whose share changed.
@@ -118,7 +61,7 @@ pub fn text(changes: &[VariantChanges], confidence: Confidence) -> String {
             out.push_str("    not compared: each side needs 2 profiled runs or more\n");
             continue;
         }
-        out.push_str(&shares::render(&c.functions, SHOWN));
+        out.push_str(&render(&c.functions, SHOWN));
         let subs: Vec<ShareChange> = c
             .subsystems
             .iter()
@@ -127,10 +70,42 @@ pub fn text(changes: &[VariantChanges], confidence: Confidence) -> String {
             .collect();
         if !subs.is_empty() {
             out.push_str("    subsystems:\n");
-            out.push_str(&shares::render(&subs, SHOWN));
+            out.push_str(&render(&subs, SHOWN));
         }
     }
     out
+}
+
+/// The text lines of one variant's changes: `name  base% → variant%  ±  word`.
+fn render(changes: &[ShareChange], limit: usize) -> String {
+    let shown: Vec<&ShareChange> = changes.iter().take(limit).collect();
+    let names: Vec<String> = shown.iter().map(|c| shorten(&c.name, NAME_WIDTH)).collect();
+    let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    let mut out = String::new();
+    for (c, name) in shown.into_iter().zip(names) {
+        out.push_str(&format!(
+            "    {name:<width$}  {:>6.2}% -> {:>6.2}%  {:+.2} +/- {:.2} points  {}\n",
+            c.baseline_percent,
+            c.variant_percent,
+            c.difference_points,
+            c.error_points,
+            c.word()
+        ));
+    }
+    out
+}
+
+/// `name` cut to `max` characters, keeping its start and end around an ellipsis.
+fn shorten(name: &str, max: usize) -> String {
+    let n = name.chars().count();
+    if n <= max {
+        return name.to_owned();
+    }
+    let head = (max - 1) / 2;
+    let tail = max - 1 - head;
+    let start: String = name.chars().take(head).collect();
+    let end: String = name.chars().skip(n - tail).collect();
+    format!("{start}…{end}")
 }
 
 /// The differential flame graph of each variant against the baseline (all runs of a side
@@ -144,7 +119,7 @@ pub fn diff_flamegraphs(profiles: &[GroupProfiles]) -> anyhow::Result<Vec<(Strin
         .filter(|v| !v.folded.is_empty() && before.samples() > 0)
         .map(|v| {
             let title = format!("{} against {}", v.label, base.label);
-            let svg = flame::draw_diff(&before, &v.merged(), &title)
+            let svg = linerate_report::flame::draw_diff(&before.text(), &v.merged().text(), &title)
                 .with_context(|| format!("the differential flame graph of {}", v.label))?;
             Ok((v.label.clone(), svg))
         })
@@ -164,4 +139,50 @@ pub fn file_name(label: &str) -> String {
         })
         .collect();
     format!("{clean}.diff.svg")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(name: &str, significant: bool, difference_points: f64) -> ShareChange {
+        ShareChange {
+            name: name.to_owned(),
+            baseline_percent: 1.33,
+            variant_percent: 1.33 + difference_points,
+            difference_points,
+            error_points: 1.5,
+            significant,
+        }
+    }
+
+    #[test]
+    fn a_change_is_one_line_with_its_word() {
+        let text = render(
+            &[
+                change("nft_do_chain", true, 29.0),
+                change("ip_forward", true, -29.0),
+                change("veth_poll", false, 0.5),
+            ],
+            2,
+        );
+        assert_eq!(
+            text,
+            "    nft_do_chain    1.33% ->  30.33%  +29.00 +/- 1.50 points  grew\n    \
+             ip_forward      1.33% -> -27.67%  -29.00 +/- 1.50 points  shrank\n"
+        );
+    }
+
+    #[test]
+    fn long_names_keep_their_start_and_end() {
+        let long =
+            "<core::ops::range::Range<usize>_as_core::slice::index::SliceIndex<[T]>>::index_mut";
+        let short = shorten(long, NAME_WIDTH);
+        assert_eq!(short.chars().count(), NAME_WIDTH);
+        assert!(
+            short.starts_with("<core::ops") && short.ends_with("::index_mut"),
+            "{short}"
+        );
+        assert_eq!(shorten("nft_do_chain", NAME_WIDTH), "nft_do_chain");
+    }
 }

@@ -4,13 +4,13 @@
 
 use std::cell::RefCell;
 
+use anyhow::Context as _;
 use linerate_lab::LabError;
 use linerate_lab::experiment::Workload;
 use linerate_lab::runner::{Load, Measure};
 use linerate_lab::state::LabState;
-use linerate_sys::perf::Target;
-
-use crate::cmd::profile::capture::{Capture, Captured, online_cpus};
+use linerate_profile::cpus::online_cpus;
+use linerate_profile::{Capture, Captured, Target};
 
 /// A load whose runs are profiled.
 pub struct Profiled<'a> {
@@ -27,7 +27,7 @@ impl<'a> Profiled<'a> {
     pub fn new(inner: &'a dyn Load, frequency: u64) -> anyhow::Result<Profiled<'a>> {
         let cpus = online_cpus()?;
         Capture::start(Target::System, &cpus, frequency)
-            .map_err(|e| e.context("lab run --profile"))?
+            .context("lab run --profile")?
             .finish()?;
         Ok(Profiled {
             inner,
@@ -66,14 +66,17 @@ impl Load for Profiled<'_> {
         self.last.borrow_mut().take();
         let capture = Capture::start(Target::System, &self.cpus, self.frequency).map_err(|e| {
             LabError::Io {
-                what: format!("start profiling the run: {e:#}"),
+                what: format!("start profiling the run: {:#}", anyhow::Error::new(e)),
                 source: std::io::Error::other("perf_event_open"),
             }
         })?;
         let measured = self.inner.run(lab, workload, interrupted);
         match capture.finish() {
             Ok(c) => *self.last.borrow_mut() = Some(c),
-            Err(e) => crate::output::warn(&format!("the run's profile was lost: {e:#}")),
+            Err(e) => crate::output::warn(&format!(
+                "the run's profile was lost: {:#}",
+                anyhow::Error::new(e)
+            )),
         }
         measured
     }

@@ -58,11 +58,7 @@ impl Recorder {
 
     /// Stores one finished run as a repetition of its variant, with its profile (and the
     /// sampling rate) when it was profiled.
-    pub fn record(
-        &mut self,
-        r: &RunRecord,
-        profile: Option<(crate::cmd::profile::capture::Captured, u64)>,
-    ) {
+    pub fn record(&mut self, r: &RunRecord, profile: Option<(linerate_profile::Captured, u64)>) {
         let (Some(exp), Some(doc), None) = (
             &self.experiment,
             r.measure.as_ref().and_then(|m| m.document.as_ref()),
@@ -99,7 +95,7 @@ impl Recorder {
     fn store_profile(
         &self,
         id: linerate_store::RunId,
-        p: &crate::cmd::profile::capture::Captured,
+        p: &linerate_profile::Captured,
         frequency_hz: u64,
     ) -> anyhow::Result<()> {
         let mut store = self.args.db.open()?;
@@ -107,7 +103,7 @@ impl Recorder {
             event: p.event.name().to_owned(),
             frequency_hz,
             samples: p.folded.samples(),
-            breakdown: serde_json::to_value(p.attribution.breakdown())?,
+            breakdown: p.attribution.breakdown().to_stored()?,
             folded: p.folded.text(),
         };
         store

@@ -9,6 +9,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use crate::breakdown::{Breakdown, Share};
+
 /// A kernel subsystem and the function-name prefixes that belong to it.
 struct Category {
     name: &'static str,
@@ -129,14 +131,6 @@ impl std::fmt::Display for Context {
     }
 }
 
-/// One line of a breakdown.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Share {
-    pub name: String,
-    pub samples: u64,
-    pub percent: f64,
-}
-
 /// Sample counts per CPU, per context and per subsystem.
 #[derive(Debug, Default)]
 pub struct Attribution {
@@ -144,14 +138,6 @@ pub struct Attribution {
     by_cpu: BTreeMap<u32, u64>,
     by_context: HashMap<Context, u64>,
     by_category: Vec<u64>,
-}
-
-/// The three breakdowns, as shares of all samples (schema linerate.profile/1).
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Breakdown {
-    pub by_cpu: Vec<Share>,
-    pub by_context: Vec<Share>,
-    pub by_subsystem: Vec<Share>,
 }
 
 /// What a sample's stack says about softirq: whether it ran in one, and the NAPI poll

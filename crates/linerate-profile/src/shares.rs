@@ -7,7 +7,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use linerate_stats::{Confidence, Summary, compare};
 
-use super::fold::Folded;
+use crate::fold::Folded;
 
 /// Functions below this mean self share (in both groups) are not compared: a handful of
 /// samples says nothing.
@@ -17,8 +17,11 @@ const MIN_SHARE: f64 = 0.005;
 /// samples.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ShareChange {
+    /// The function or subsystem.
     pub name: String,
+    /// Its mean share over the baseline's runs.
     pub baseline_percent: f64,
+    /// Its mean share over the variant's runs.
     pub variant_percent: f64,
     /// variant − baseline, percentage points.
     pub difference_points: f64,
@@ -108,61 +111,8 @@ pub fn compare_functions(
     compare_shares(&shares(baseline), &shares(variant), confidence, MIN_SHARE)
 }
 
-/// The subsystem shares stored with a run's profile (`by_subsystem[]` of the attribution),
-/// as shares 0..1.
-pub fn subsystem_shares(breakdown: &serde_json::Value) -> HashMap<String, f64> {
-    breakdown["by_subsystem"]
-        .as_array()
-        .map(|list| {
-            list.iter()
-                .filter_map(|s| {
-                    Some((
-                        s["name"].as_str()?.to_owned(),
-                        s["percent"].as_f64()? / 100.0,
-                    ))
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Names longer than this are shortened in text (the JSON keeps them whole).
-const NAME_WIDTH: usize = 48;
-
-/// `name` cut to `max` characters, keeping its start and end around an ellipsis.
-fn shorten(name: &str, max: usize) -> String {
-    let n = name.chars().count();
-    if n <= max {
-        return name.to_owned();
-    }
-    let head = (max - 1) / 2;
-    let tail = max - 1 - head;
-    let start: String = name.chars().take(head).collect();
-    let end: String = name.chars().skip(n - tail).collect();
-    format!("{start}…{end}")
-}
-
 fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
-}
-
-/// The text lines of one variant's changes: `name  base% → variant%  ±  word`.
-pub fn render(changes: &[ShareChange], limit: usize) -> String {
-    let shown: Vec<&ShareChange> = changes.iter().take(limit).collect();
-    let names: Vec<String> = shown.iter().map(|c| shorten(&c.name, NAME_WIDTH)).collect();
-    let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
-    let mut out = String::new();
-    for (c, name) in shown.into_iter().zip(names) {
-        out.push_str(&format!(
-            "    {name:<width$}  {:>6.2}% -> {:>6.2}%  {:+.2} +/- {:.2} points  {}\n",
-            c.baseline_percent,
-            c.variant_percent,
-            c.difference_points,
-            c.error_points,
-            c.word()
-        ));
-    }
-    out
 }
 
 #[cfg(test)]
@@ -190,15 +140,6 @@ mod tests {
             .find(|c| c.name == "ip_forward")
             .expect("listed");
         assert_eq!(fwd.word(), "shrank");
-        assert!(render(&changes, 5).contains("nft_do_chain"));
-        let long =
-            "<core::ops::range::Range<usize>_as_core::slice::index::SliceIndex<[T]>>::index_mut";
-        let short = shorten(long, NAME_WIDTH);
-        assert_eq!(short.chars().count(), NAME_WIDTH);
-        assert!(
-            short.starts_with("<core::ops") && short.ends_with("::index_mut"),
-            "{short}"
-        );
     }
 
     #[test]
@@ -211,12 +152,5 @@ mod tests {
                 .all(|c| !c.significant)
         );
         assert!(compare_functions(&base[..1], &same, Confidence::P95).is_empty());
-    }
-
-    #[test]
-    fn subsystem_shares_come_from_the_stored_breakdown() {
-        let b = serde_json::json!({"by_subsystem": [{"name": "nftables", "samples": 5, "percent": 12.5}]});
-        assert_eq!(subsystem_shares(&b)["nftables"], 0.125);
-        assert!(subsystem_shares(&serde_json::json!({})).is_empty());
     }
 }

@@ -10,14 +10,40 @@ pub struct Folded {
     samples: u64,
 }
 
-/// One function of the top list.
+/// One function of the top list (schema linerate.profile/1).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct TopFunction {
+    /// The function's frame name.
     pub function: String,
+    /// Samples taken in the function itself (it was the leaf).
     pub self_samples: u64,
+    /// `self_samples` in percent of all samples.
     pub self_percent: f64,
+    /// Samples with the function anywhere on the stack (once per sample).
     pub total_samples: u64,
+    /// `total_samples` in percent of all samples.
     pub total_percent: f64,
+}
+
+/// A line of folded stacks that does not read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FoldedError {
+    /// The line has no ` COUNT` after its stack.
+    #[error("line {line}: not `STACK COUNT`: {text:?}")]
+    NoCount {
+        /// Line number, from 1.
+        line: usize,
+        /// The line.
+        text: String,
+    },
+    /// The count is not a number of samples.
+    #[error("line {line}: bad count {count:?}")]
+    BadCount {
+        /// Line number, from 1.
+        line: usize,
+        /// What stood where the count belongs.
+        count: String,
+    },
 }
 
 /// Frames may not contain the separators of the format.
@@ -75,19 +101,20 @@ impl Folded {
 
     /// Reads the folded format (`root;…;leaf COUNT` per line; blank lines skipped), as written
     /// by [`Folded::text`] or by other tools' `stackcollapse`.
-    pub fn parse(text: &str) -> Result<Folded, String> {
+    pub fn parse(text: &str) -> Result<Folded, FoldedError> {
         let mut f = Folded::default();
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
-            let (stack, count) = line
-                .rsplit_once(' ')
-                .ok_or_else(|| format!("line {}: not `STACK COUNT`: {line:?}", i + 1))?;
-            let n: u64 = count
-                .trim()
-                .parse()
-                .map_err(|_| format!("line {}: bad count {count:?}", i + 1))?;
+            let (stack, count) = line.rsplit_once(' ').ok_or_else(|| FoldedError::NoCount {
+                line: i + 1,
+                text: line.to_owned(),
+            })?;
+            let n: u64 = count.trim().parse().map_err(|_| FoldedError::BadCount {
+                line: i + 1,
+                count: count.to_owned(),
+            })?;
             f.add_stack(stack, n);
         }
         Ok(f)
@@ -208,8 +235,18 @@ mod tests {
         assert_eq!(m.samples(), 6);
         let shares = m.self_shares();
         assert!((shares["other"] - 2.0 / 3.0).abs() < 1e-9);
-        assert!(Folded::parse("a;b x\n").is_err());
-        assert!(Folded::parse("nocount\n").is_err());
+        assert_eq!(
+            Folded::parse("a;b 1\na;b x\n")
+                .expect_err("bad count")
+                .to_string(),
+            "line 2: bad count \"x\""
+        );
+        assert_eq!(
+            Folded::parse("nocount\n")
+                .expect_err("no count")
+                .to_string(),
+            "line 1: not `STACK COUNT`: \"nocount\""
+        );
         assert_eq!(Folded::parse("\n").expect("empty").samples(), 0);
     }
 
