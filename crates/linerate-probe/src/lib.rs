@@ -6,10 +6,11 @@
 //! `vmstat -i` and `pciconf -lvc` live, or from a `sysctl -a` dump taken on them
 //! ([`freebsd::snapshot`]).
 //!
-//! Beside the snapshot: [`links`] (which ports share which PCI link) and [`watch`] (live
-//! per-queue rates). The probe reads and never judges: the hardware rules that judge a
-//! snapshot (bus too slow, SMT on a router, rings below their maximum…) live in
-//! `linerate-tuning` beside the settings rules.
+//! Beside the snapshot: [`links`] (which ports share which PCI link), [`watch`] (live
+//! per-queue rates) and [`tunnel`] (what a tunnel daemon and its tun device showed). The
+//! probe reads and never judges: the rules that judge a snapshot (bus too slow, SMT on a
+//! router, rings below their maximum…) and a tunnel's observation live in `linerate-tuning`
+//! beside the settings rules.
 //!
 //! ```no_run
 //! use linerate_probe::{HostSnapshot, ProbeRoots, links};
@@ -37,6 +38,7 @@ mod roots;
 mod sample;
 mod snapshot;
 pub mod softnet;
+pub mod tunnel;
 pub mod watch;
 
 pub use ethtool::EthtoolInfo;

@@ -160,7 +160,11 @@ fn collect(args: &Args) -> anyhow::Result<(String, Context, Vec<Finding>)> {
             None => None,
         };
         let path = args.db.path()?.display().to_string();
-        findings.extend(vpn::findings(run.as_ref(), &entries, &path));
+        findings.extend(linerate_tuning::vpn::findings(
+            run.as_ref(),
+            &entries,
+            &path,
+        ));
     }
     // Hardware findings (tuning's hardware rules over a linerate-probe snapshot) join the same
     // list: a saved host snapshot, or this host when its live settings are audited.
