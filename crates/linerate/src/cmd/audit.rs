@@ -6,7 +6,6 @@
 //! snapshot) are appended to the same list in [`collect`], so rendering, `--json` and
 //! `--fail-on` treat both alike.
 
-pub mod host;
 mod live;
 mod vpn;
 
@@ -20,7 +19,6 @@ use linerate_tuning::{Context, Finding, Os, Role, audit, hardware};
 use crate::cmd::lint::report::{self, FailOn, Summary};
 use crate::cmd::lint::target::TargetArgs;
 use crate::output;
-use host::HostFacts;
 
 /// Arguments of `linerate audit`.
 #[derive(Debug, clap::Args)]
@@ -197,7 +195,10 @@ fn collect(args: &Args) -> anyhow::Result<(String, Context, Vec<Finding>)> {
 fn context(args: &Args, os: Os, live: bool) -> Context {
     let mut ctx = args.target.context(os);
     if live {
-        HostFacts::read().fill(&mut ctx, args.target.kernel.is_some());
+        ctx.fill_from_local_host(
+            &linerate_probe::host::LocalHost::read(),
+            args.target.kernel.is_some(),
+        );
     }
     ctx
 }

@@ -17,7 +17,6 @@ use linerate_tuning::render::{self, Format};
 use linerate_tuning::{Context, Os, Role, Version};
 use linerate_units::{BitRate, ByteSize, Duration};
 
-use crate::cmd::audit::host::{HostFacts, this_os};
 use crate::output;
 
 /// The OS `--os` defaults to: the one this binary runs on, so `tune --apply` on a FreeBSD
@@ -117,7 +116,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return live::rollback(&args, journal.as_deref());
     }
     let live_action = args.apply || args.dry_run || args.persist;
-    if live_action && Some(args.os) != this_os() {
+    if live_action && Some(args.os) != Os::running() {
         bail!(
             "--apply, --dry-run and --persist change this host ({}); for {} install the generated files",
             std::env::consts::OS,
@@ -214,6 +213,9 @@ pub(crate) fn context(args: &Args) -> Context {
     ctx.mtu = args.mtu;
     ctx.flows = args.flows;
     ctx.ifaces = args.ifaces.clone();
-    HostFacts::read().fill(&mut ctx, args.kernel.is_some());
+    ctx.fill_from_local_host(
+        &linerate_probe::host::LocalHost::read(),
+        args.kernel.is_some(),
+    );
     ctx
 }
