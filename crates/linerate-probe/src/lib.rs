@@ -29,6 +29,7 @@ pub mod host;
 pub mod interface;
 pub mod irq;
 pub mod links;
+mod local;
 pub mod pcie;
 mod probed;
 #[cfg(target_os = "linux")]
@@ -43,6 +44,7 @@ pub mod watch;
 
 pub use ethtool::EthtoolInfo;
 pub use interface::Interface;
+pub use local::LocalHost;
 pub use probed::Probed;
 pub use roots::{EthtoolSource, ProbeRoots, format_cpu_list, parse_cpu_list, parse_cpu_mask};
 pub use snapshot::{HostSnapshot, SCHEMA, SnapshotError};

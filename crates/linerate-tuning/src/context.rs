@@ -2,7 +2,7 @@
 //! role and path. The binary fills it from flags and, for the live host, from what
 //! `linerate-probe` reads ([`Context::fill_from_local_host`]).
 
-use linerate_probe::host::LocalHost;
+use linerate_probe::LocalHost;
 use linerate_units::{BitRate, ByteSize, Duration};
 
 use crate::catalogue::catalogue;
@@ -87,7 +87,7 @@ impl Context {
 #[cfg(test)]
 mod tests {
     use linerate_probe::Probed;
-    use linerate_probe::host::{HostInfo, LocalHost};
+    use linerate_probe::host::HostInfo;
 
     use super::*;
 

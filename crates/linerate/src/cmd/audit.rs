@@ -196,7 +196,7 @@ fn context(args: &Args, os: Os, live: bool) -> Context {
     let mut ctx = args.target.context(os);
     if live {
         ctx.fill_from_local_host(
-            &linerate_probe::host::LocalHost::read(),
+            &linerate_probe::LocalHost::read(),
             args.target.kernel.is_some(),
         );
     }
