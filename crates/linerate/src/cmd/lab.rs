@@ -1,6 +1,5 @@
 //! `linerate lab`: network-namespace test beds with emulated links.
 
-mod grid;
 mod profiled;
 mod record;
 mod render;

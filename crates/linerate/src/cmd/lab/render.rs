@@ -1,4 +1,7 @@
-//! Human and JSON renderings of lab results.
+//! Human and JSON renderings of lab results; a sweep over several variants as a grid is in
+//! [`grid`].
+
+mod grid;
 
 use linerate_lab::emulator::EmulatorStats;
 use linerate_lab::sysctl::SysctlWrite;
@@ -394,7 +397,7 @@ pub fn run_text(
         if sweep.bases.is_empty() {
             out.push_str(&sweep_curve(&sweep.parameter, &sweep.values, r));
         } else {
-            out.push_str(&super::grid::table(sweep, r));
+            out.push_str(&grid::table(sweep, r));
         }
     }
     out.push_str(&super::tunnel::run_lines(e, r));

@@ -5,7 +5,7 @@
 use linerate_lab::experiment::Sweep;
 use linerate_lab::runner::ExperimentResult;
 
-use super::render::quantity;
+use super::quantity;
 
 /// Half-width of the confidence interval of the mean (Student's t, n − 1 degrees of freedom);
 /// `None` below two values.
