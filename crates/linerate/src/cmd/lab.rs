@@ -5,6 +5,7 @@ mod record;
 mod render;
 mod rfc2544;
 mod tunnel;
+mod verdict;
 
 use std::ffi::OsString;
 use std::io::Write;

@@ -383,7 +383,7 @@ pub fn run_text(
                 Some(c) => {
                     out.push_str(&format!(
                         "  {}\n",
-                        crate::cmd::verdict::line(&v.name, width, &c.outcome, unit)
+                        crate::cmd::lab::verdict::line(&v.name, width, &c.outcome, unit)
                     ));
                 }
                 None => out.push_str(&format!(
@@ -459,7 +459,7 @@ fn sweep_curve(
         .map(|(i, _)| i);
     if let Some(ri) = runner_up {
         if let Some(v) = r.verdict(ri, bi) {
-            let line = crate::cmd::verdict::line("", 0, &v.outcome, unit);
+            let line = crate::cmd::lab::verdict::line("", 0, &v.outcome, unit);
             out.push_str(&format!(
                 "  against the runner-up ({} = {}):{line}\n",
                 parameter, values[ri]

@@ -99,7 +99,7 @@ pub fn table(sweep: &Sweep, r: &ExperimentResult) -> String {
                     "    against {} = {}:{}\n",
                     sweep.parameter,
                     sweep.values[n],
-                    crate::cmd::verdict::line("", 0, &verdict.outcome, unit)
+                    crate::cmd::lab::verdict::line("", 0, &verdict.outcome, unit)
                 )),
                 None => out.push_str(&format!(
                     "    against {} = {}: needs at least 2 runs of each\n",
