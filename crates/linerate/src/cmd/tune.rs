@@ -127,7 +127,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if live_action && Some(args.os) != Os::running() {
         bail!(
             "--apply, --dry-run and --persist change this host ({}); for {} install the generated files",
-            std::env::consts::OS,
+            linerate_sys::os::this_os(),
             args.os
         );
     }
