@@ -12,6 +12,8 @@
 //! `#[cfg(test)] mod tests` block at the end of a file (or its own `tests.rs`). Then the
 //! siblings of each parent must form a DAG.
 //!
+//! A second test holds each crate's `linerate-*` dependencies to what `crates/README.md` allows.
+//!
 //! `cargo test -p linerate --test module_dag -- --nocapture` prints the edges of every crate.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -464,4 +466,64 @@ fn cycles_fail_at_every_level() {
     assert_eq!(top.len(), 1, "{top:?}");
     assert!(top[0].starts_with("demo: {cmd, out}"), "{top:?}");
     assert!(none.is_empty(), "{none:?}");
+}
+
+/// The `linerate-*` crates `toml` (a Cargo.toml) lists under `[dependencies]`, short names.
+fn workspace_dependencies(toml: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut in_deps = false;
+    for line in toml.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_deps = line == "[dependencies]" || line.ends_with(".dependencies]");
+        } else if in_deps {
+            if let Some(rest) = line.strip_prefix("linerate-") {
+                out.insert(ident_at(&rest.replace('-', "_")).replace('_', "-"));
+            }
+        }
+    }
+    out
+}
+
+/// `crates/README.md` says what each crate may depend on; every crate has a row, and its
+/// Cargo.toml depends on no workspace crate beyond that row (the binary: any).
+#[test]
+fn crates_depend_only_on_what_crates_readme_allows() {
+    let crates_dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("crates/ is the parent of crates/linerate");
+    let readme = std::fs::read_to_string(crates_dir.join("README.md")).expect("crates/README.md");
+    let mut allowed: BTreeMap<String, String> = BTreeMap::new();
+    for line in readme.lines() {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        if let [_, name, _, deps, ..] = cells.as_slice() {
+            if let Some(name) = name.strip_prefix('`').and_then(|n| n.strip_suffix('`')) {
+                allowed.insert(name.to_owned(), (*deps).to_owned());
+            }
+        }
+    }
+    let mut problems = Vec::new();
+    for (name, src) in crate_sources() {
+        let Some(deps) = allowed.get(&name) else {
+            problems.push(format!("{name} has no row in crates/README.md"));
+            continue;
+        };
+        if name == "linerate" {
+            continue;
+        }
+        let listed: BTreeSet<&str> = deps
+            .split([',', ' ', '('])
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .collect();
+        let toml = std::fs::read_to_string(src.with_file_name("Cargo.toml")).expect("Cargo.toml");
+        for dep in workspace_dependencies(&toml) {
+            if !listed.contains(dep.as_str()) {
+                problems.push(format!(
+                    "{name} depends on linerate-{dep}, which crates/README.md does not allow (it says: {deps})"
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
