@@ -231,7 +231,7 @@ impl<'a> Scheduler<'a> {
             let seconds = started.elapsed().as_secs_f64();
             match outcome {
                 Ok(result) => {
-                    let doc = linerate_traffic::report::document(&result);
+                    let doc = linerate_traffic::iperf3_json::document(&result);
                     self.metrics
                         .completed(&labels, direction, &doc, seconds, unix_now());
                     self.sink.result(&doc);

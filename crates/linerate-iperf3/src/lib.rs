@@ -17,6 +17,7 @@
 //! each other; it depends on serde only (with `serde_path_to_error` to name an error's place).
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod de;
 mod document;

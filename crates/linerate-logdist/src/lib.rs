@@ -23,6 +23,7 @@
 //! ([`error`] sits beside them, knowing only [`reason`]).
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod access;
 pub mod analyze;

@@ -139,8 +139,14 @@ impl EthtoolInfo {
 
 /// Why the live ethtool source is empty on other systems.
 #[cfg(not(target_os = "linux"))]
-const NOT_LINUX: &str =
-    "the ethtool ioctl is Linux's (on FreeBSD the driver's dev.<driver>.<unit> sysctls say this)";
+fn not_linux() -> String {
+    linerate_sys::os::NotOnThisOs::linux(
+        "reading ethtool's figures",
+        "the SIOCETHTOOL ioctl is Linux's",
+    )
+    .instead("on FreeBSD the driver's dev.<driver>.<unit> sysctls say this")
+    .to_string()
+}
 
 /// Reads everything ethtool knows about `iface` from the roots' ethtool source.
 pub fn read(roots: &ProbeRoots, iface: &str) -> EthtoolInfo {
@@ -148,7 +154,7 @@ pub fn read(roots: &ProbeRoots, iface: &str) -> EthtoolInfo {
         #[cfg(target_os = "linux")]
         EthtoolSource::Live => live::read_all(iface),
         #[cfg(not(target_os = "linux"))]
-        EthtoolSource::Live => EthtoolInfo::unknown(NOT_LINUX),
+        EthtoolSource::Live => EthtoolInfo::unknown(&not_linux()),
         EthtoolSource::Dir(dir) => {
             let path = dir.join(format!("{iface}.json"));
             match fs::read_to_string(&path) {
@@ -171,7 +177,7 @@ pub fn read_stats(roots: &ProbeRoots, iface: &str) -> Probed<BTreeMap<String, u6
         #[cfg(target_os = "linux")]
         EthtoolSource::Live => live::read_stats(iface),
         #[cfg(not(target_os = "linux"))]
-        EthtoolSource::Live => Probed::unknown(NOT_LINUX),
+        EthtoolSource::Live => Probed::unknown(not_linux()),
         _ => read(roots, iface).stats,
     }
 }

@@ -6,10 +6,11 @@
 //! `vmstat -i` and `pciconf -lvc` live, or from a `sysctl -a` dump taken on them
 //! ([`freebsd::snapshot`]).
 //!
-//! Beside the snapshot: [`links`] (which ports share which PCI link) and [`watch`] (live
-//! per-queue rates). The probe reads and never judges: the hardware rules that judge a
-//! snapshot (bus too slow, SMT on a router, rings below their maximum…) live in
-//! `linerate-tuning` beside the settings rules.
+//! Beside the snapshot: [`links`] (which ports share which PCI link), [`watch`] (live
+//! per-queue rates) and [`tunnel`] (what a tunnel daemon and its tun device showed). The
+//! probe reads and never judges: the rules that judge a snapshot (bus too slow, SMT on a
+//! router, rings below their maximum…) and a tunnel's observation live in `linerate-tuning`
+//! beside the settings rules.
 //!
 //! ```no_run
 //! use linerate_probe::{HostSnapshot, ProbeRoots, links};
@@ -28,6 +29,7 @@ pub mod host;
 pub mod interface;
 pub mod irq;
 pub mod links;
+mod local;
 pub mod pcie;
 mod probed;
 #[cfg(target_os = "linux")]
@@ -37,10 +39,12 @@ mod roots;
 mod sample;
 mod snapshot;
 pub mod softnet;
+pub mod tunnel;
 pub mod watch;
 
 pub use ethtool::EthtoolInfo;
 pub use interface::Interface;
+pub use local::LocalHost;
 pub use probed::Probed;
 pub use roots::{EthtoolSource, ProbeRoots, format_cpu_list, parse_cpu_list, parse_cpu_mask};
 pub use snapshot::{HostSnapshot, SCHEMA, SnapshotError};

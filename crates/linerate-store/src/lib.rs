@@ -7,6 +7,8 @@
 //!   the document.
 //! - [`schema`]: tables and forward migrations (`user_version` is the schema version).
 //! - [`Store`]: open (validate, migrate, WAL), insert in one transaction, query.
+//! - [`store_measured_run`]: a run linerate just measured, with its command line, tool, host
+//!   snapshot and experiment, stored in one call (what `client`, `lab run` and the agent use).
 //! - [`experiment`]: experiments by name and instance, with their plan and status (running,
 //!   complete, interrupted), started and finished through the [`Store`].
 //!
@@ -27,12 +29,14 @@
 
 pub mod experiment;
 pub mod iperf3;
+mod measured;
 pub mod record;
 pub mod schema;
 mod store;
 
 pub use experiment::{Experiment, ExperimentPlan, ExperimentStatus, VariantRuns};
 pub use iperf3::Iperf3Error;
+pub use measured::{MeasuredRun, MeasuredRunError, command_line, store_measured_run};
 pub use record::{
     Direction, ExperimentRef, HostRef, IntervalSample, Latency, LatencyBucket, RunContext, RunId,
     RunRecord, RunSource, RunSummary, StreamResult, snapshot_hash,

@@ -8,6 +8,7 @@
 //!
 //! | module | what | OS |
 //! |---|---|---|
+//! | [`os`] | which OS this is, and [`os::NotOnThisOs`]: the one way to say a feature needs another OS | all |
 //! | [`fs`] | `atomic_write`/`atomic_create`: temp file, fsync, rename, fsync of the directory | Unix |
 //! | [`process`] | effective uid (`is_root`), `kill`, the process's CPU times | Unix |
 //! | [`signal`] | signal masks (block, unblock, take a pending one) and signal flags | Unix |
@@ -29,7 +30,7 @@
 //! (`linux`, `freebsd`) whose modules are re-exported here under the same names, so callers
 //! write `linerate_sys::affinity::pin_current_thread` on every OS that has it. What exists on
 //! one OS only is absent on the others (no stubs): callers put it behind the same `cfg` and
-//! say plainly that the feature needs that OS. Still to come in the Linux backend: AF_PACKET/
+//! say plainly that the feature needs that OS, with [`os::NotOnThisOs`]. Still to come in the Linux backend: AF_PACKET/
 //! AF_XDP rings (beside `packet`).
 
 #![deny(missing_docs)]
@@ -37,6 +38,7 @@
 pub mod fs;
 #[cfg(any(target_os = "linux", target_os = "freebsd"))]
 pub mod mmsg;
+pub mod os;
 pub mod process;
 pub mod signal;
 pub mod sysctl;

@@ -3,7 +3,7 @@
 //!
 //! Nothing here prints: the client returns a [`RunResult`] and emits [`Event`]s through a
 //! callback; the server reports what it does through a log callback. The binary renders both.
-//! [`report::document`] turns a result into iperf3's `--json` document (typed by
+//! [`iperf3_json::document`] turns a result into iperf3's `--json` document (typed by
 //! `linerate-iperf3`), the exchange format other tools (and the results store) read.
 //!
 //! The modules depend on each other without cycles (`tests/module_dag.rs` checks it), from
@@ -13,7 +13,7 @@
 //! [`sockopt`]; [`datagram`] (the pps datagram); [`flow`] (what a stream is and counts); the
 //! workers [`pps`] and [`rr`]; [`stream`] (the threads that run streams); [`result`],
 //! [`sampler`], [`modes`] (checks and the modes' figures), [`exchange`]; and on top [`client`],
-//! [`server`] and [`report`].
+//! [`server`] and [`iperf3_json`].
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
@@ -29,11 +29,11 @@ pub mod exchange;
 pub mod flow;
 pub mod frame;
 pub mod gate;
+pub mod iperf3_json;
 pub mod latency;
 pub mod modes;
 pub mod pps;
 pub mod protocol;
-pub mod report;
 pub mod result;
 pub mod rr;
 pub mod rx_tally;

@@ -24,12 +24,13 @@ pub fn apply_before_connect(
     if let Some(dev) = &opts.bind_dev {
         #[cfg(target_os = "linux")]
         let bound = sock.bind_device(Some(dev.as_bytes()));
-        // SO_BINDTODEVICE is Linux's; FreeBSD picks the interface by route (or setfib).
         #[cfg(not(target_os = "linux"))]
-        let bound: std::io::Result<()> = Err(std::io::Error::new(
-            std::io::ErrorKind::Unsupported,
-            "binding a socket to a device (SO_BINDTODEVICE) needs Linux",
-        ));
+        let bound: std::io::Result<()> = Err(linerate_sys::os::NotOnThisOs::linux(
+            "binding a socket to a device (--bind-dev)",
+            "SO_BINDTODEVICE is Linux's",
+        )
+        .instead("the BSDs pick the interface by route (or FreeBSD's setfib)")
+        .into());
         bound.map_err(|e| TrafficError::socket(format!("binding to device {dev}"), e))?;
     }
     if let Some(tos) = opts.tos {

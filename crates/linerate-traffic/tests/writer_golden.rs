@@ -269,5 +269,5 @@ fn thread(id: i64, pinned: Option<usize>) -> ThreadReport {
 }
 
 fn golden_value(r: &RunResult) -> linerate_iperf3::Document {
-    linerate_traffic::report::document(r)
+    linerate_traffic::iperf3_json::document(r)
 }

@@ -8,6 +8,7 @@
 //!   checks and packet-rate limits. [`Finding`] and [`Role`] are leaf modules every rule shares.
 //! - [`profile`]: inputs → a derived [`profile::Profile`]; [`render`]: profile → files.
 //! - [`buffers`]: the one Linux TCP buffer answer (`calc bdp`, `tune` and `lint` share it).
+//! - [`vpn`]: a measured tunnel (a stored `lab run`) → the vpn role's [`Finding`]s.
 //! - [`apply`]: journaled, read-back-verified writes through a [`apply::Backend`]
 //!   (in memory for tests, `/proc/sys` for real, inside a named network namespace if asked;
 //!   `sysctl(3)` and the loader drop-in on FreeBSD, [`apply::freebsd`]).
@@ -37,6 +38,7 @@ pub mod profile;
 pub mod render;
 mod role;
 pub mod value;
+pub mod vpn;
 mod wording;
 
 pub use context::Context;

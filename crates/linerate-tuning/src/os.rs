@@ -24,6 +24,18 @@ impl Os {
     /// Every OS, in catalogue order.
     pub const ALL: [Os; 4] = [Os::Linux, Os::Freebsd, Os::Openbsd, Os::Windows];
 
+    /// The OS this binary runs on, when linerate can read and change its settings live
+    /// (Linux, FreeBSD); `None` elsewhere.
+    pub fn running() -> Option<Os> {
+        if cfg!(target_os = "linux") {
+            Some(Os::Linux)
+        } else if cfg!(target_os = "freebsd") {
+            Some(Os::Freebsd)
+        } else {
+            None
+        }
+    }
+
     /// The lower-case name used on the command line and in the data files.
     pub fn name(self) -> &'static str {
         match self {

@@ -26,6 +26,3 @@ pub mod server;
 pub mod show;
 pub mod stat;
 pub mod tune;
-// Lab run's verdict lines; the lab is Linux-only.
-#[cfg(target_os = "linux")]
-pub mod verdict;

@@ -12,6 +12,7 @@ use linerate_sys::sysctl;
 
 use super::snapshot::{self, Link, Sources};
 use super::{SysctlDump, VmstatInterrupts, nic, pciconf, split_unit};
+use crate::host::HostInfo;
 use crate::interface::Counters;
 use crate::sample::{InterfaceSample, Sample};
 use crate::{HostSnapshot, Probed};
@@ -124,6 +125,21 @@ fn run(program: &str, args: &[&str]) -> Result<String, String> {
         return Err(format!("{shown} failed ({}): {}", out.status, err.trim()));
     }
     String::from_utf8(out.stdout).map_err(|_| format!("{shown} printed text that is not UTF-8"))
+}
+
+/// This host's OS, kernel and memory alone (`kern.ostype`, `kern.osrelease`, `kern.hostname`,
+/// `hw.physmem`), without the interfaces and tools a snapshot reads.
+pub fn host_info() -> HostInfo {
+    let mut pairs = Vec::new();
+    for mib in [
+        "kern.ostype",
+        "kern.osrelease",
+        "kern.hostname",
+        "hw.physmem",
+    ] {
+        read_into(mib, &mut pairs);
+    }
+    snapshot::host_info(&dump_of(&pairs))
 }
 
 /// This host's snapshot.

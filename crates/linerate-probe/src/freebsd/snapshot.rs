@@ -101,7 +101,7 @@ fn probed<T>(r: Result<T, ParseError>) -> Probed<T> {
     r.map_err(|e| e.to_string()).into()
 }
 
-fn host_info(dump: &SysctlDump) -> HostInfo {
+pub(super) fn host_info(dump: &SysctlDump) -> HostInfo {
     HostInfo {
         os: text(dump, "kern.ostype"),
         kernel: text(dump, "kern.osrelease"),

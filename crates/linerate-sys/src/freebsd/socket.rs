@@ -2,8 +2,8 @@
 //! `TCP_INFO` in FreeBSD's layout, sharing a port (`SO_REUSEPORT`, and `SO_REUSEPORT_LB` for
 //! a load-balanced group), waiting for readability with a nanosecond timeout. Linux's UDP GSO
 //! and forced buffer sizes have no FreeBSD counterpart: those functions fail with
-//! [`io::ErrorKind::Unsupported`] and a message saying so, and their callers fall back as they
-//! do on a Linux kernel without them.
+//! [`io::ErrorKind::Unsupported`] and a [`NotOnThisOs`] message, and their callers fall back as
+//! they do on a Linux kernel without them.
 
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd};
@@ -13,31 +13,38 @@ use nix::poll::{PollFd, PollFlags, ppoll};
 use nix::sys::socket::{setsockopt, sockopt};
 use nix::sys::time::TimeSpec;
 
-fn unsupported(what: &str) -> io::Error {
-    io::Error::new(io::ErrorKind::Unsupported, what.to_owned())
-}
+use crate::os::NotOnThisOs;
 
 /// Linux's `SO_RCVBUFFORCE`; FreeBSD has none (`kern.ipc.maxsockbuf` caps SO_RCVBUF for root
 /// too): always [`io::ErrorKind::Unsupported`].
 pub fn force_recv_buffer(_fd: BorrowedFd<'_>, _bytes: usize) -> io::Result<()> {
-    Err(unsupported(
-        "FreeBSD has no forced receive buffer (SO_RCVBUFFORCE is Linux's); kern.ipc.maxsockbuf caps SO_RCVBUF",
-    ))
+    Err(NotOnThisOs::linux(
+        "a forced receive buffer (SO_RCVBUFFORCE)",
+        "no other system has one",
+    )
+    .instead("kern.ipc.maxsockbuf caps SO_RCVBUF, for root too")
+    .into())
 }
 
 /// Linux's `SO_SNDBUFFORCE`; FreeBSD has none: always [`io::ErrorKind::Unsupported`].
 pub fn force_send_buffer(_fd: BorrowedFd<'_>, _bytes: usize) -> io::Result<()> {
-    Err(unsupported(
-        "FreeBSD has no forced send buffer (SO_SNDBUFFORCE is Linux's); kern.ipc.maxsockbuf caps SO_SNDBUF",
-    ))
+    Err(NotOnThisOs::linux(
+        "a forced send buffer (SO_SNDBUFFORCE)",
+        "no other system has one",
+    )
+    .instead("kern.ipc.maxsockbuf caps SO_SNDBUF, for root too")
+    .into())
 }
 
 /// Linux's UDP generic segmentation offload; FreeBSD's UDP has none: always
 /// [`io::ErrorKind::Unsupported`], and senders send one datagram per message.
 pub fn set_udp_segment(_fd: BorrowedFd<'_>, _segment: u16) -> io::Result<()> {
-    Err(unsupported(
-        "FreeBSD has no UDP segmentation offload (UDP_SEGMENT is Linux's)",
-    ))
+    Err(NotOnThisOs::linux(
+        "UDP segmentation offload (UDP_SEGMENT)",
+        "FreeBSD's UDP has none",
+    )
+    .instead("one datagram is sent per message")
+    .into())
 }
 
 /// Lets other sockets bind the same address and port (`SO_REUSEPORT`). BSD's `SO_REUSEADDR`

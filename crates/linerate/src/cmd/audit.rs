@@ -6,7 +6,6 @@
 //! snapshot) are appended to the same list in [`collect`], so rendering, `--json` and
 //! `--fail-on` treat both alike.
 
-pub mod host;
 mod live;
 mod vpn;
 
@@ -20,7 +19,6 @@ use linerate_tuning::{Context, Finding, Os, Role, audit, hardware};
 use crate::cmd::lint::report::{self, FailOn, Summary};
 use crate::cmd::lint::target::TargetArgs;
 use crate::output;
-use host::HostFacts;
 
 /// Arguments of `linerate audit`.
 #[derive(Debug, clap::Args)]
@@ -160,7 +158,11 @@ fn collect(args: &Args) -> anyhow::Result<(String, Context, Vec<Finding>)> {
             None => None,
         };
         let path = args.db.path()?.display().to_string();
-        findings.extend(vpn::findings(run.as_ref(), &entries, &path));
+        findings.extend(linerate_tuning::vpn::findings(
+            run.as_ref(),
+            &entries,
+            &path,
+        ));
     }
     // Hardware findings (tuning's hardware rules over a linerate-probe snapshot) join the same
     // list: a saved host snapshot, or this host when its live settings are audited.
@@ -193,7 +195,10 @@ fn collect(args: &Args) -> anyhow::Result<(String, Context, Vec<Finding>)> {
 fn context(args: &Args, os: Os, live: bool) -> Context {
     let mut ctx = args.target.context(os);
     if live {
-        HostFacts::read().fill(&mut ctx, args.target.kernel.is_some());
+        ctx.fill_from_local_host(
+            &linerate_probe::LocalHost::read(),
+            args.target.kernel.is_some(),
+        );
     }
     ctx
 }

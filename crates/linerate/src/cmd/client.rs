@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use linerate_iperf3::stream::Event as StreamEvent;
 use linerate_sys::signal::Signal;
 use linerate_traffic::config::{Family, Mode, SocketOptions};
-use linerate_traffic::report;
+use linerate_traffic::iperf3_json;
 use linerate_traffic::{ClientConfig, Event, Protocol};
 use linerate_units::{BitRate, ByteSize, Duration};
 
@@ -297,8 +297,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let mut sink = |ev: Event<'_>| {
             if args.json_stream {
                 match ev {
-                    Event::Start(s) => emit(&StreamEvent::Start(&report::start(s))),
-                    Event::Interval(iv) => emit(&StreamEvent::Interval(&report::interval(iv))),
+                    Event::Start(s) => emit(&StreamEvent::Start(&iperf3_json::start(s))),
+                    Event::Interval(iv) => emit(&StreamEvent::Interval(&iperf3_json::interval(iv))),
                 }
             } else if !args.json && !mode_human.event(ev) {
                 human.event(ev);
@@ -330,7 +330,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             );
         }
     };
-    let mut document = report::document(&result);
+    let mut document = iperf3_json::document(&result);
     // A stop signal ended the test early: the results so far, marked partial everywhere.
     let interrupted = stop.signal();
     if let (Some(sig), Some(l)) = (interrupted, document.linerate.as_mut()) {

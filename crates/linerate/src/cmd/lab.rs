@@ -1,11 +1,11 @@
 //! `linerate lab`: network-namespace test beds with emulated links.
 
-mod grid;
 mod profiled;
 mod record;
 mod render;
 mod rfc2544;
 mod tunnel;
+mod verdict;
 
 use std::ffi::OsString;
 use std::io::Write;

@@ -15,10 +15,11 @@ pub struct Args {
 }
 
 pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!(
-        "linerate lab needs Linux: its test beds are network namespaces joined by veth pairs, \
-         built over netlink, with packet sockets and nftables ({} has none of these); run the \
-         lab on a Linux host and point `linerate client` at this one",
-        std::env::consts::OS
+    Err(linerate_sys::os::NotOnThisOs::linux(
+        "`linerate lab`",
+        "its test beds are network namespaces joined by veth pairs, built over netlink, with \
+         packet sockets and nftables",
     )
+    .instead("run the lab on a Linux host and point `linerate client` at this one")
+    .into())
 }

@@ -8,6 +8,14 @@ mod elsewhere;
 mod freebsd;
 mod live;
 
+// The live side on this OS: Linux's `/proc/sys` (`live`), FreeBSD's `sysctl(3)`, or a refusal.
+#[cfg(not(any(target_os = "linux", target_os = "freebsd")))]
+use self::elsewhere as backend;
+#[cfg(target_os = "freebsd")]
+use self::freebsd as backend;
+#[cfg(target_os = "linux")]
+use self::live as backend;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -17,7 +25,6 @@ use linerate_tuning::render::{self, Format};
 use linerate_tuning::{Context, Os, Role, Version};
 use linerate_units::{BitRate, ByteSize, Duration};
 
-use crate::cmd::audit::host::{HostFacts, this_os};
 use crate::output;
 
 /// The OS `--os` defaults to: the one this binary runs on, so `tune --apply` on a FreeBSD
@@ -114,13 +121,13 @@ struct TuneReport<'a> {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(journal) = &args.rollback {
-        return live::rollback(&args, journal.as_deref());
+        return backend::rollback(&args, journal.as_deref());
     }
     let live_action = args.apply || args.dry_run || args.persist;
-    if live_action && Some(args.os) != this_os() {
+    if live_action && Some(args.os) != Os::running() {
         bail!(
             "--apply, --dry-run and --persist change this host ({}); for {} install the generated files",
-            std::env::consts::OS,
+            linerate_sys::os::this_os(),
             args.os
         );
     }
@@ -132,7 +139,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             bail!("--set needs --apply, --dry-run or --persist");
         }
         let pairs = parse_pairs(&args.set)?;
-        return live::act(&args, &pairs, true, None);
+        return backend::act(&args, &pairs, true, None);
     }
     let ctx = context(&args);
     let profile = profile::generate(&ctx)?;
@@ -141,7 +148,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .of(profile::Target::Sysctl)
             .map(|s| (s.key.clone(), s.value.clone()))
             .collect();
-        return live::act(&args, &pairs, false, Some(&profile));
+        return backend::act(&args, &pairs, false, Some(&profile));
     }
     let format = args.format.unwrap_or_else(|| Format::default_for(args.os));
     let files = render::render(&profile, format).map_err(anyhow::Error::msg)?;
@@ -214,6 +221,6 @@ pub(crate) fn context(args: &Args) -> Context {
     ctx.mtu = args.mtu;
     ctx.flows = args.flows;
     ctx.ifaces = args.ifaces.clone();
-    HostFacts::read().fill(&mut ctx, args.kernel.is_some());
+    ctx.fill_from_local_host(&linerate_probe::LocalHost::read(), args.kernel.is_some());
     ctx
 }

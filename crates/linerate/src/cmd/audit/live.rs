@@ -36,10 +36,15 @@ pub fn settings(args: &Args) -> anyhow::Result<(String, Context, Vec<Entry>)> {
     use linerate_tuning::audit;
 
     if args.netns.is_some() {
-        anyhow::bail!(
-            "--netns names a Linux network namespace; on FreeBSD run linerate audit inside the \
-             jail (jexec JAIL linerate audit) to judge a vnet jail's settings"
-        );
+        return Err(linerate_sys::os::NotOnThisOs::linux(
+            "--netns",
+            "it names a network namespace",
+        )
+        .instead(
+            "run linerate audit inside the jail (jexec JAIL linerate audit) to judge a \
+                     vnet jail's settings",
+        )
+        .into());
     }
     let ctx = context(args, Os::Freebsd, true);
     let devices = linerate_probe::freebsd::live::nic_nodes();
@@ -51,9 +56,11 @@ pub fn settings(args: &Args) -> anyhow::Result<(String, Context, Vec<Entry>)> {
 /// Where the values came from, the rules' context, and the values.
 #[cfg(not(any(target_os = "linux", target_os = "freebsd")))]
 pub fn settings(_args: &Args) -> anyhow::Result<(String, Context, Vec<Entry>)> {
-    anyhow::bail!(
-        "live audit reads /proc/sys (Linux) or sysctl(3) (FreeBSD), neither of which {} has; \
-         audit it with --snapshot FILE (its `sysctl -a` output)",
-        std::env::consts::OS
+    Err(linerate_sys::os::NotOnThisOs::needs(
+        "Linux or FreeBSD",
+        "a live audit",
+        "it reads /proc/sys (Linux) or sysctl(3) (FreeBSD)",
     )
+    .instead("audit this host's `sysctl -a` output with --snapshot FILE")
+    .into())
 }

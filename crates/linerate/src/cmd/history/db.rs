@@ -57,7 +57,6 @@ impl DbArgs {
 
 /// The store options of a measuring command: where to store, or not at all.
 #[derive(Debug, Clone, clap::Args)]
-#[allow(dead_code)] // used by `linerate client` once the traffic engine lands
 pub struct StoreRunArgs {
     #[command(flatten)]
     pub db: DbArgs,
@@ -71,89 +70,37 @@ pub struct StoreRunArgs {
 ///
 /// `document` is the run's iperf3-schema document (what `--json` prints), typed: it is stored
 /// as it is, without a JSON text in between; `host_snapshot` the `linerate-probe` snapshot as
-/// JSON, if one was taken.
+/// JSON, if one was taken. The store does the work (`linerate_store::store_measured_run`);
+/// this adds the command line, linerate's version and where the database is.
 pub fn store_measured_run(
     args: &StoreRunArgs,
     document: &linerate_iperf3::Document,
     host_snapshot: Option<serde_json::Value>,
     experiment: Option<linerate_store::ExperimentRef>,
 ) -> anyhow::Result<Option<linerate_store::RunId>> {
-    use linerate_store::{RunContext, RunRecord, RunSource};
     if args.no_store {
         return Ok(None);
     }
-    let mut context = RunContext::new(if experiment.is_some() {
-        RunSource::Lab
-    } else {
-        RunSource::Client
-    });
-    context.command_line = Some(command_line(std::env::args()));
-    context.tool = Some(format!("linerate {}", env!("CARGO_PKG_VERSION")));
-    context.host = host_snapshot.map(host_ref);
-    context.experiment = experiment;
-    let run = RunRecord::from_iperf3(document, context)
-        .context("the run's document does not have what the store needs")?;
-    let mut store = args.db.open()?;
-    let id = store
-        .insert_run(&run)
-        .with_context(|| format!("storing the run in {}", store.path().display()))?;
+    let run = linerate_store::MeasuredRun {
+        document,
+        command_line: command_line(std::env::args()),
+        tool: format!("linerate {}", env!("CARGO_PKG_VERSION")),
+        host_snapshot,
+        experiment,
+    };
+    let id = linerate_store::store_measured_run(&args.db.path()?, run)?;
     Ok(Some(id))
 }
 
-/// A host snapshot as the store keeps it: hashed without its volatile parts (capture time,
-/// softnet counters), so every run on an unchanged host shares one stored snapshot.
-pub fn host_ref(snapshot: serde_json::Value) -> linerate_store::HostRef {
-    let mut stable = snapshot.clone();
-    if let Some(o) = stable.as_object_mut() {
-        o.remove("captured_at");
-        o.remove("softnet");
-    }
-    linerate_store::HostRef {
-        hash: linerate_store::snapshot_hash(&stable),
-        snapshot: Some(snapshot),
-    }
-}
-
-/// The command line as a shell would take it back: arguments with spaces or quotes quoted.
-pub fn command_line(args: impl IntoIterator<Item = String>) -> String {
-    args.into_iter()
-        .map(|a| {
-            if !a.is_empty()
-                && a.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_./:=,@%+".contains(c))
-            {
-                a
-            } else {
-                format!("'{}'", a.replace('\'', "'\\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+// `lab rfc2544`'s store still names it here; `linerate_store::command_line` is its home.
+pub use linerate_store::command_line;
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn command_lines_quote_what_needs_it() {
-        let args = [
-            "linerate",
-            "client",
-            "-c",
-            "198.18.0.2",
-            "--title",
-            "it's a test",
-            "",
-        ];
-        assert_eq!(
-            command_line(args.map(String::from)),
-            "linerate client -c 198.18.0.2 --title 'it'\\''s a test' ''"
-        );
-    }
-
-    #[test]
-    fn a_measured_run_is_stored_with_its_context() -> anyhow::Result<()> {
+    fn a_measured_run_is_stored_with_its_command_line_unless_no_store() -> anyhow::Result<()> {
         let dir = tempfile::tempdir()?;
         let db = dir.path().join("runs.db");
         let path =
@@ -165,19 +112,13 @@ mod tests {
             },
             no_store: false,
         };
-        let snapshot = serde_json::json!({"captured_at": 1, "host": {"kernel": "6.1"}});
-        let id = store_measured_run(&args, &doc, Some(snapshot.clone()), None)?;
-        let Some(id) = id else {
+        let Some(id) = store_measured_run(&args, &doc, None, None)? else {
             anyhow::bail!("not stored")
         };
         let run = Store::open(&db)?.run(id)?;
         assert_eq!(run.source, linerate_store::RunSource::Client);
-        assert!(run.tool.starts_with("linerate "));
+        assert_eq!(run.tool, format!("linerate {}", env!("CARGO_PKG_VERSION")));
         assert!(run.command_line.is_some());
-        // The capture time does not change the host's identity.
-        let mut later = snapshot;
-        later["captured_at"] = 2.into();
-        assert_eq!(run.host.map(|h| h.hash), Some(host_ref(later).hash));
         let skipped = StoreRunArgs {
             no_store: true,
             ..args

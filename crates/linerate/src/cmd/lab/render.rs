@@ -1,4 +1,7 @@
-//! Human and JSON renderings of lab results.
+//! Human and JSON renderings of lab results; a sweep over several variants as a grid is in
+//! [`grid`].
+
+mod grid;
 
 use linerate_lab::emulator::EmulatorStats;
 use linerate_lab::sysctl::SysctlWrite;
@@ -380,7 +383,7 @@ pub fn run_text(
                 Some(c) => {
                     out.push_str(&format!(
                         "  {}\n",
-                        crate::cmd::verdict::line(&v.name, width, &c.outcome, unit)
+                        crate::cmd::lab::verdict::line(&v.name, width, &c.outcome, unit)
                     ));
                 }
                 None => out.push_str(&format!(
@@ -394,7 +397,7 @@ pub fn run_text(
         if sweep.bases.is_empty() {
             out.push_str(&sweep_curve(&sweep.parameter, &sweep.values, r));
         } else {
-            out.push_str(&super::grid::table(sweep, r));
+            out.push_str(&grid::table(sweep, r));
         }
     }
     out.push_str(&super::tunnel::run_lines(e, r));
@@ -456,7 +459,7 @@ fn sweep_curve(
         .map(|(i, _)| i);
     if let Some(ri) = runner_up {
         if let Some(v) = r.verdict(ri, bi) {
-            let line = crate::cmd::verdict::line("", 0, &v.outcome, unit);
+            let line = crate::cmd::lab::verdict::line("", 0, &v.outcome, unit);
             out.push_str(&format!(
                 "  against the runner-up ({} = {}):{line}\n",
                 parameter, values[ri]

@@ -9,11 +9,13 @@ use linerate_tuning::profile::Profile;
 use super::Args;
 
 fn unsupported() -> anyhow::Error {
-    anyhow::anyhow!(
-        "changing settings live needs Linux (/proc/sys) or FreeBSD (sysctl(3)); on {} install \
-         the generated files (--format … --output DIR)",
-        std::env::consts::OS
+    linerate_sys::os::NotOnThisOs::needs(
+        "Linux or FreeBSD",
+        "changing settings live",
+        "it writes /proc/sys (Linux) or sysctl(3) (FreeBSD)",
     )
+    .instead("install the generated files (--format … --output DIR)")
+    .into()
 }
 
 pub fn act(

@@ -8,6 +8,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::bail;
+use linerate_sys::os::NotOnThisOs;
 use linerate_tuning::apply::freebsd::{self, LiveSysctls, Paths, Request, SysctlBackend};
 use linerate_tuning::apply::{ApplyOptions, journal};
 use linerate_tuning::profile::Profile;
@@ -18,19 +19,25 @@ use crate::output;
 
 fn refuse_linux_only(args: &Args) -> anyhow::Result<()> {
     if args.netns.is_some() {
-        bail!(
-            "--netns names a Linux network namespace; on FreeBSD run linerate tune inside the \
-             jail (jexec JAIL linerate tune …) to change a vnet jail's settings"
-        );
+        return Err(NotOnThisOs::linux("--netns", "it names a network namespace")
+            .instead(
+                "run linerate tune inside the jail (jexec JAIL linerate tune …) to change a vnet \
+                 jail's settings",
+            )
+            .into());
     }
     if args.persist {
-        bail!(
-            "--persist writes a sysctl.d drop-in, which FreeBSD does not read: its run-time \
-             sysctls persist in /etc/sysctl.conf or /etc/sysctl.conf.local, files linerate does \
-             not edit; --apply sets them now (and writes the loader tunables to {}), and \
-             --format freebsd --output DIR writes the lines to merge",
+        return Err(NotOnThisOs::linux(
+            "--persist",
+            "it writes a sysctl.d drop-in, which FreeBSD does not read",
+        )
+        .instead(format!(
+            "its run-time sysctls persist in /etc/sysctl.conf or /etc/sysctl.conf.local, files \
+             linerate does not edit; --apply sets them now (and writes the loader tunables to \
+             {}), and --format freebsd --output DIR writes the lines to merge",
             freebsd::LOADER_DROPIN
-        );
+        ))
+        .into());
     }
     Ok(())
 }

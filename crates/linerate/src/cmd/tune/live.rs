@@ -23,11 +23,6 @@ use super::Args;
 #[cfg(target_os = "linux")]
 use crate::output;
 
-#[cfg(not(any(target_os = "linux", target_os = "freebsd")))]
-pub use super::elsewhere::{act, rollback};
-#[cfg(target_os = "freebsd")]
-pub use super::freebsd::{act, rollback};
-
 #[derive(Debug, serde::Serialize)]
 pub(super) struct ApplyReport<'a> {
     pub schema: &'static str,

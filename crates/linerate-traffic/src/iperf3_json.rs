@@ -1,4 +1,5 @@
-//! [`RunResult`] → iperf3's `--json` document (`start`, `intervals`, `end`), plus a
+//! [`RunResult`] → iperf3's `--json` document (`start`, `intervals`, `end`; the
+//! `--json-stream` events are built from the same [`start`] and [`interval`]), plus a
 //! `linerate` object for what iperf3 does not have: typed by `linerate-iperf3`, so the client
 //! prints it and the results store keeps it without a JSON round trip.
 

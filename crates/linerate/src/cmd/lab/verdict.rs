@@ -1,6 +1,7 @@
 //! A comparison engine verdict as one line for people, in the values' own unit:
 //! `bdp-sized  +362.1 ± 3.2 Mbit/s  (+70.6 % ± 1.0 %)  proven at 95 %`.
-//! (ministat's exact wording stays in `stat`.)
+//! `lab run` prints one per variant against the baseline (ministat's exact wording stays in
+//! `stat`).
 
 use linerate_stats::comparison::TestOutcome;
 use linerate_units::human::{Digits, Prefix, number};

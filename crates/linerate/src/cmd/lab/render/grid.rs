@@ -5,7 +5,7 @@
 use linerate_lab::experiment::Sweep;
 use linerate_lab::runner::ExperimentResult;
 
-use super::render::quantity;
+use super::quantity;
 
 /// Half-width of the confidence interval of the mean (Student's t, n − 1 degrees of freedom);
 /// `None` below two values.
@@ -99,7 +99,7 @@ pub fn table(sweep: &Sweep, r: &ExperimentResult) -> String {
                     "    against {} = {}:{}\n",
                     sweep.parameter,
                     sweep.values[n],
-                    crate::cmd::verdict::line("", 0, &verdict.outcome, unit)
+                    crate::cmd::lab::verdict::line("", 0, &verdict.outcome, unit)
                 )),
                 None => out.push_str(&format!(
                     "    against {} = {}: needs at least 2 runs of each\n",

@@ -1,5 +1,6 @@
 use super::*;
-use linerate_tuning::finding::Location;
+use crate::finding::Location;
+use linerate_probe::tunnel::SocketBuffers;
 
 fn entry(key: &str, value: &str) -> Entry {
     Entry {
@@ -12,14 +13,14 @@ fn entry(key: &str, value: &str) -> Entry {
         },
         ignore_errors: false,
         inline_comment: None,
-        format: linerate_tuning::parse::Format::Dump,
+        format: crate::parse::Format::Dump,
     }
 }
 
-fn run(tunnel: Value) -> TunnelRun {
+fn run(tunnel: TunnelRecord) -> TunnelRun {
     TunnelRun {
-        id: linerate_store::RunId(7),
-        started_at: 1_764_000_000,
+        id: 7,
+        started: "2025-11-24 16:00:00 UTC".into(),
         tunnel,
     }
 }
@@ -42,26 +43,30 @@ fn without_a_measurement_everything_is_info_and_cites_socket_7() {
 
 #[test]
 fn a_measured_tunnel_is_judged_against_the_hosts_caps_and_cites_the_run() {
-    let t = serde_json::json!({
-        "kind": "openvpn",
-        "implementation": "openvpn 2.6.14",
-        "interface_mtu": 9000,
-        "tcp_maxseg": 8948,
-        "link_mtu": 1500,
-        "observed": {
-            "socket_buffers": {"rcv_before": 212992, "rcv_after": 425984,
-                               "snd_before": 212992, "snd_after": 8388608},
-            "rcvbuf_requested": 4194304,
-            "sndbuf_requested": 4194304,
-            "txqueuelen": 500,
-            "tx_packets": 100000,
-            "tx_dropped": 42,
-            "encap": "openvpn-udp",
-            "predicted_inner_mtu": 1448,
-            "predicted_mss": 1408,
-            "sources": []
-        }
-    });
+    let t = TunnelRecord {
+        kind: Some("openvpn".into()),
+        implementation: Some("openvpn 2.6.14".into()),
+        interface_mtu: Some(9000),
+        tcp_maxseg: Some(8948),
+        link_mtu: Some(1500),
+        observed: Some(TunnelObservation {
+            socket_buffers: Some(SocketBuffers {
+                rcv_before: 212_992,
+                rcv_after: 425_984,
+                snd_before: 212_992,
+                snd_after: 8_388_608,
+            }),
+            rcvbuf_requested: Some(4_194_304),
+            sndbuf_requested: Some(4_194_304),
+            txqueuelen: Some(500),
+            tx_packets: Some(100_000),
+            tx_dropped: Some(42),
+            encap: Some("openvpn-udp".into()),
+            predicted_inner_mtu: Some(1448),
+            predicted_mss: Some(1408),
+            sources: Vec::new(),
+        }),
+    };
     let entries = [
         entry("net.core.rmem_max", "212992"),
         entry("net.core.wmem_max", "4194304"),
@@ -74,9 +79,16 @@ fn a_measured_tunnel_is_judged_against_the_hosts_caps_and_cites_the_run() {
     );
     assert_eq!(capped.fix, Fix::Set("4194304".into()));
     assert!(capped.why.contains("212992 -> 425984"), "{}", capped.why);
-    assert!(capped.source.contains("stored run 7"), "{}", capped.source);
+    assert!(
+        capped
+            .source
+            .contains("stored run 7 (2025-11-24 16:00:00 UTC, openvpn 2.6.14)"),
+        "{}",
+        capped.source
+    );
     let fits = rule(&f, "vpn-socket-buffer-fits");
     assert_eq!(fits.key, "net.core.wmem_max");
+    assert!(fits.why.contains("212992 -> 8388608"), "{}", fits.why);
     let drops = rule(&f, "vpn-tun-queue-drops");
     assert_eq!(drops.severity, Severity::Warning);
     assert!(drops.why.contains("dropped 42"), "{}", drops.why);
@@ -96,11 +108,12 @@ fn a_measured_tunnel_is_judged_against_the_hosts_caps_and_cites_the_run() {
 }
 
 #[test]
-fn an_old_run_without_observations_gives_info_only() {
-    let t = serde_json::json!({
+fn an_old_run_without_observations_gives_info_only() -> Result<(), serde_json::Error> {
+    // As stored before linerate recorded what the tunnel showed.
+    let t: TunnelRecord = serde_json::from_value(serde_json::json!({
         "kind": "wireguard", "implementation": "wireguard-go 0.0.2023",
         "interface_mtu": 1420, "tcp_maxseg": 1368, "link_mtu": 1500
-    });
+    }))?;
     let f = findings(
         Some(&run(t)),
         &[entry("net.core.rmem_max", "212992")],
@@ -109,4 +122,10 @@ fn an_old_run_without_observations_gives_info_only() {
     assert!(f.iter().all(|x| x.severity == Severity::Info), "{f:#?}");
     rule(&f, "vpn-tun-queue-unknown");
     rule(&f, "vpn-socket-buffer-default");
+    assert!(
+        rule(&f, "vpn-tun-queue-unknown")
+            .source
+            .contains("wireguard-go 0.0.2023")
+    );
+    Ok(())
 }
