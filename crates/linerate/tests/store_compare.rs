@@ -119,6 +119,25 @@ fn interval_file(db: &Path, id: &str, path: &Path) -> Vec<f64> {
     values
 }
 
+/// The verdict's first lines (`Difference at …`, `D +/- E`), trimmed.
+fn verdict(s: &str) -> Vec<String> {
+    let lines: Vec<&str> = s.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("Difference at") || l.starts_with("No difference"))
+        .unwrap();
+    lines[at..(at + 2).min(lines.len())]
+        .iter()
+        .map(|l| l.trim().to_owned())
+        .collect()
+}
+
+/// `D +/- E` as numbers.
+fn difference_and_error(line: &str) -> (f64, f64) {
+    let (d, e) = line.split_once(" +/- ").unwrap();
+    (d.parse().unwrap(), e.parse().unwrap())
+}
+
 #[test]
 fn single_runs_are_compared_per_interval_as_ministat_does() {
     let dir = tempdir();
@@ -128,13 +147,17 @@ fn single_runs_are_compared_per_interval_as_ministat_does() {
     let out = json(&ok_db(&db, &["compare", "1", "2", "--json"]));
     assert_eq!(out["samples"], "per-interval");
     assert_eq!(out["sets"][0]["n"], 6); // 3 s at 0.5 s intervals
+    assert_eq!(out["comparisons"][0]["t_source"], "exact");
     let text = ok_db(&db, &["compare", "1", "2"]);
     assert!(
         text.starts_with("Compared: per-interval throughput"),
         "{text}"
     );
 
-    // Debian's ministat on the same values gives the same verdict, difference and error.
+    // Debian's ministat on the same values gives the same verdict and difference, and the
+    // same error to the precision of its printed t table (3 decimals: compare takes the exact
+    // quantile, as lab run does); `linerate stat`, which keeps ministat's table, gives
+    // ministat's digits exactly.
     let (a, b) = (dir.path().join("run1"), dir.path().join("run2"));
     interval_file(&db, "1", &a);
     interval_file(&db, "2", &b);
@@ -145,22 +168,18 @@ fn single_runs_are_compared_per_interval_as_ministat_does() {
         .output()
         .expect("run ministat");
     let theirs = String::from_utf8(ministat.stdout).unwrap();
-    let verdict = |s: &str| -> Vec<String> {
-        let lines: Vec<&str> = s.lines().collect();
-        let at = lines
-            .iter()
-            .position(|l| l.starts_with("Difference at") || l.starts_with("No difference"))
-            .unwrap();
-        lines[at..(at + 2).min(lines.len())]
-            .iter()
-            .map(|l| l.trim().to_owned())
-            .collect()
-    };
-    assert_eq!(
-        verdict(&text),
-        verdict(&theirs),
-        "ours:\n{text}\nministat:\n{theirs}"
+    let (ours_v, theirs_v) = (verdict(&text), verdict(&theirs));
+    assert_eq!(ours_v[0], theirs_v[0], "ours:\n{text}\nministat:\n{theirs}");
+    let (d, e) = difference_and_error(&ours_v[1]);
+    let (their_d, their_e) = difference_and_error(&theirs_v[1]);
+    assert_eq!(d, their_d, "ours:\n{text}\nministat:\n{theirs}");
+    let t = out["comparisons"][0]["t"].as_f64().unwrap();
+    assert!(
+        (e - their_e).abs() <= their_e * 0.0005 / t + 1e-3,
+        "error {e} against ministat's {their_e} (t = {t}):\n{text}\nministat:\n{theirs}"
     );
+    let stat = support::bin::stdout(&["stat", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(verdict(&stat), theirs_v, "stat:\n{stat}\nministat:\n{theirs}");
 }
 
 #[test]

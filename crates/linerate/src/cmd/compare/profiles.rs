@@ -7,7 +7,7 @@ use anyhow::Context as _;
 use linerate_stats::Confidence;
 use linerate_store::Store;
 
-use super::analysis::Group;
+use linerate_report::groups::Group;
 use crate::cmd::profile::flame;
 use crate::cmd::profile::fold::Folded;
 use crate::cmd::profile::shares::{self, ShareChange};
