@@ -1,5 +1,6 @@
 //! `linerate compare` through the binary: the right samples, the verdicts (checked against
-//! Debian's ministat on the same numbers), the warnings, and the exit codes.
+//! Debian's ministat on the same numbers, and against `lab run`'s on the runs it stored), the
+//! warnings, and the exit codes.
 
 #![forbid(unsafe_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -10,7 +11,8 @@ use std::path::Path;
 use std::process::Command;
 
 use support::bin::{ok_db, run_db};
-use support::{data, program, require, tempdir};
+use support::lab::Lab;
+use support::{data, program, require, root, tempdir};
 
 fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).unwrap()
@@ -250,4 +252,118 @@ fn bad_requests_fail_clearly() {
     );
     let out = run_db(&db, &["compare", "--experiment", "none"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("no runs of experiment `none`"));
+}
+
+/// A short experiment of `mode` that `lab run` measures for real on lab `lab` (two variants,
+/// two repetitions, 1 s runs), stored in `db`: lab run's JSON.
+fn lab_experiment(lab: &Lab, db: &Path, mode: &str, extra: &str) -> serde_json::Value {
+    let text = format!(
+        "[experiment]\nname = \"digits-{mode}\"\nrepetitions = 2\nlab_name = \"{}\"\n\
+         [lab]\nrate = \"200M\"\ndelay = \"1ms\"\n\
+         [workload]\nmode = \"{mode}\"\nduration = \"1s\"\n{extra}\
+         [[variant]]\nname = \"baseline\"\n\
+         [[variant]]\nname = \"small-window\"\nsysctl = [\"recv:net.ipv4.tcp_rmem=4096 16384 16384\"]\n",
+        lab.name
+    );
+    let file = lab.state().join(format!("{mode}.toml"));
+    std::fs::write(&file, text).unwrap();
+    let o = lab
+        .cmd()
+        .args(["run", "--json", "--db"])
+        .arg(db)
+        .arg(&file)
+        .output()
+        .expect("run linerate lab run");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// The Student's t figures `lab run` and `compare` both state.
+const T_FIGURES: [&str; 8] = [
+    "df",
+    "t",
+    "difference",
+    "error",
+    "percent",
+    "percent_error",
+    "pooled_sd",
+    "significant",
+];
+
+/// On the runs `lab run` measured and stored, `compare --experiment` states the same verdicts
+/// to the last digit: the same values (what the lab compared, in its unit), the same exact t
+/// quantile, so the same difference, error and relative error. (With ministat's table,
+/// compare's error differed from lab run's in the 4th digit.) The report of those runs shows
+/// their host and test bed.
+#[test]
+fn compare_and_lab_run_state_the_same_digits() {
+    require!(root());
+    let lab = Lab::new('d');
+    let db = lab.state().join("runs.db");
+    for (mode, extra, unit) in [
+        ("tcp", "", "bit/s"),
+        ("rr", "", "transaction/s"),
+        ("pps", "generator = \"socket\"\n", "packet/s"),
+    ] {
+        let ran = lab_experiment(&lab, &db, mode, extra);
+        let variants = ran["variants"].as_array().unwrap();
+        assert_eq!(variants[0]["unit"], unit, "{ran}");
+        let other = &variants[1]["vs_baseline"];
+        assert!(
+            other.is_object(),
+            "{mode}: lab run made no verdict (a run failed?): {ran}"
+        );
+        let name = format!("digits-{mode}");
+        let compared = json(&ok_db(
+            &db,
+            &["compare", "--experiment", &name, "--json", "--allow-incomplete"],
+        ));
+        assert_eq!(compared["unit"], unit, "{compared}");
+        let c = &compared["comparisons"][0];
+        assert_eq!(c["other"], "small-window");
+        assert_eq!(c["t_source"], "exact");
+        for key in T_FIGURES {
+            assert_eq!(c[key], other[key], "{mode}: {key}\ncompare: {c}\nlab run: {other}");
+        }
+        // The same values went in: each set's mean is the mean of lab run's values.
+        for (set, variant) in compared["sets"].as_array().unwrap().iter().zip(variants) {
+            assert_eq!(set["mean"], variant["summary"]["mean"], "{mode}");
+        }
+        // And compare's text prints those numbers (two decimals at its scale).
+        let text = ok_db(
+            &db,
+            &["compare", "--experiment", &name, "--allow-incomplete"],
+        );
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("small-window vs baseline: "))
+            .unwrap_or_else(|| panic!("{text}"));
+        let percent = other["percent"].as_f64().unwrap();
+        let percent_error = other["percent_error"].as_f64().unwrap();
+        assert!(
+            line.contains(&format!("({percent:+.2}% ± {percent_error:.2}%)")),
+            "{line}\nlab run: {other}"
+        );
+    }
+
+    // The report of a lab run names its host and test bed.
+    let page = lab.state().join("tcp.html");
+    ok_db(
+        &db,
+        &["report", "--experiment", "digits-tcp", "-o", page.to_str().unwrap()],
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    let facts = &html[html.find("<h2>Host facts</h2>").unwrap()..];
+    for fact in [
+        "<th>kernel</th><td>Linux ",
+        "<th>CPU model</th>",
+        "<th>CPU cores</th>",
+        "<th>topology</th><td>pair</td>",
+        "<th>link emulation</th>",
+        "<th>links</th><td>l0: mtu 1500, fwd 200 Mbit/s",
+    ] {
+        assert!(facts.contains(fact), "no {fact:?} in\n{facts}");
+    }
+    assert!(!html.contains("unknown peer"));
+    assert!(lab.namespaces().is_empty());
 }
