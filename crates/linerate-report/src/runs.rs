@@ -1,7 +1,8 @@
 //! The report's charts of single runs, each in its own metric: an experiment's repetitions
 //! overlaid per variant, and per run its value over time (throughput per stream, packets/s,
 //! transactions/s) and, for request/response runs, its latency histogram and CDF. A kind of
-//! chart the runs have no data for is one sentence for the report, not one per run.
+//! chart the runs have no data for is one sentence for the report, not one per run (and no
+//! repetitions section at all when no run has a series over time).
 
 use std::fmt::Write as _;
 
@@ -17,6 +18,10 @@ use crate::metric::Metric;
 const NO_SAMPLES: Lack = Lack {
     what: "interval samples",
     left_out: "no chart over time",
+};
+const NO_REPETITION_SAMPLES: Lack = Lack {
+    what: "interval samples",
+    left_out: "no repetitions chart",
 };
 const NO_HISTOGRAM: Lack = Lack {
     what: "latency histogram",
@@ -44,6 +49,14 @@ pub fn repetitions(
     let mut out = String::from(
         "<section><h2>Repetitions</h2>\n<p class=\"note\">Each variant's repetitions over time: lines that differ in level or shape show drift or outliers the means hide.</p>\n",
     );
+    // Without a series in any run the section would only say so: the runs section does.
+    if !variants
+        .iter()
+        .flat_map(|(_, list)| list)
+        .any(|(_, r)| !Metric::of_run(r).series(r).is_empty())
+    {
+        return Ok(String::new());
+    }
     let mut missing = Missing::default();
     for (i, (variant, list)) in variants.iter().enumerate() {
         let metric = Metric::of_runs(list.iter().map(|(_, r)| *r));
@@ -67,10 +80,10 @@ pub fn repetitions(
             chart,
             &mut out,
             charts,
-            (&mut missing, NO_SAMPLES, format!("variant {variant}")),
+            (&mut missing, NO_REPETITION_SAMPLES, format!("variant {variant}")),
         )?;
     }
-    out.push_str(&missing.notes("the variants' runs", variants.len()));
+    out.push_str(&missing.notes("the variants", variants.len()));
     out.push_str("</section>\n");
     Ok(out)
 }

@@ -303,7 +303,7 @@ fn compare_and_lab_run_state_the_same_digits() {
     for (mode, extra, unit) in [
         ("tcp", "", "bit/s"),
         ("rr", "", "transaction/s"),
-        ("pps", "generator = \"socket\"\n", "packet/s"),
+        ("pps", "", "packet/s"),
     ] {
         let ran = lab_experiment(&lab, &db, mode, extra);
         let variants = ran["variants"].as_array().unwrap();
@@ -365,5 +365,15 @@ fn compare_and_lab_run_state_the_same_digits() {
         assert!(facts.contains(fact), "no {fact:?} in\n{facts}");
     }
     assert!(!html.contains("unknown peer"));
+    // The frame generator's pps runs have no interval samples: said once, in packets/s.
+    let page = lab.state().join("pps.html");
+    ok_db(
+        &db,
+        &["report", "--experiment", "digits-pps", "-o", page.to_str().unwrap()],
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(html.matches("interval samples").count(), 1, "{html}");
+    assert!(html.contains("<th class=\"num\">Lost</th>"));
+    assert!(!html.contains("<th class=\"num\">RTT</th>"));
     assert!(lab.namespaces().is_empty());
 }
