@@ -184,8 +184,14 @@ pub fn run(
         let variant = &exp.variants[slot.variant];
         let mut tunnel = None;
         let mut emulator = None;
-        let record = match one_run(variant, opts, load, &interrupted, &mut tunnel, &mut emulator)
-        {
+        let record = match one_run(
+            variant,
+            opts,
+            load,
+            &interrupted,
+            &mut tunnel,
+            &mut emulator,
+        ) {
             Ok(Ok(m)) => {
                 let want = variant.workload.duration.as_secs_f64();
                 // The receiver's clock also covers draining the path's queue: allow some slack.

@@ -249,13 +249,7 @@ pub fn over_time(
         style: PALETTE[7].stroke_width(3),
         label: Some("total".to_owned()),
     }];
-    time_chart(
-        name,
-        title,
-        420,
-        (metric.quantity(), metric.unit()),
-        &lines,
-    )
+    time_chart(name, title, 420, (metric.quantity(), metric.unit()), &lines)
 }
 
 /// Throughput over time: each interval's rate drawn as a step over the interval, one line

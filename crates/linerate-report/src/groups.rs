@@ -227,13 +227,11 @@ pub fn experiment_groups(store: &Store, wanted: &str) -> Result<ExperimentGroups
     let mut order: Vec<String> = Vec::new();
     let mut by_variant: BTreeMap<String, Group> = BTreeMap::new();
     for id in ids {
-        let run = store
-            .run(id)
-            .map_err(|source| GroupError::ExperimentRun {
-                id,
-                experiment: experiment.to_owned(),
-                source,
-            })?;
+        let run = store.run(id).map_err(|source| GroupError::ExperimentRun {
+            id,
+            experiment: experiment.to_owned(),
+            source,
+        })?;
         let Some(exp) = run.experiment.clone() else {
             continue;
         };

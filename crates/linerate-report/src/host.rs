@@ -198,7 +198,12 @@ mod tests {
         });
         let mut facts = Vec::new();
         snapshot_facts(&snap, &mut facts);
-        let get = |k: &str| facts.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
+        let get = |k: &str| {
+            facts
+                .iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.as_str())
+        };
         assert_eq!(get("kernel"), Some("Linux 6.8.0"));
         assert_eq!(get("CPU model"), Some("AMD EPYC"));
         assert_eq!(get("CPU cores"), Some("2 cores, 4 logical CPUs, 1 socket"));

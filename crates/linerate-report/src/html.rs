@@ -141,7 +141,11 @@ pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
             &s.series,
             (&s.label, s.metric),
             "sweep",
-            &format!("{} against {}", format::capitalised(s.metric.quantity()), s.label),
+            &format!(
+                "{} against {}",
+                format::capitalised(s.metric.quantity()),
+                s.label
+            ),
         );
         body.push_str("<section><h2>Sweep</h2>\n");
         place(chart, &mut body, &mut charts)?;

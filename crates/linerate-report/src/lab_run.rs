@@ -81,7 +81,8 @@ mod tests {
         missing.as_object_mut().map(|o| o.remove("unit"));
         let e = LabRun::of(&with(missing)).err().map(|e| e.to_string());
         assert!(
-            e.as_deref().is_some_and(|e| e.contains("missing field `unit`")),
+            e.as_deref()
+                .is_some_and(|e| e.contains("missing field `unit`")),
             "{e:?}"
         );
         let mut renamed = good;

@@ -64,23 +64,27 @@ pub fn repetitions(
             .iter()
             .map(|(id, r)| {
                 let rep = r.experiment.as_ref().map_or(0, |e| e.repetition);
-                (
-                    format!("run {id} (repetition {rep})"),
-                    metric.series(r),
-                )
+                (format!("run {id} (repetition {rep})"), metric.series(r))
             })
             .collect();
         let chart = chart::repetitions(
             &series,
             metric,
             &format!("variant-{}-repetitions", i + 1),
-            &format!("Variant {variant}: {} of each repetition", metric.quantity()),
+            &format!(
+                "Variant {variant}: {} of each repetition",
+                metric.quantity()
+            ),
         );
         place_or_note(
             chart,
             &mut out,
             charts,
-            (&mut missing, NO_REPETITION_SAMPLES, format!("variant {variant}")),
+            (
+                &mut missing,
+                NO_REPETITION_SAMPLES,
+                format!("variant {variant}"),
+            ),
         )?;
     }
     out.push_str(&missing.notes("the variants", variants.len()));

@@ -14,7 +14,14 @@ use crate::metric::{Column, Metric};
 pub fn summary(runs: &[(RunId, RunRecord)]) -> String {
     let by_metric: Vec<(Metric, Vec<&(RunId, RunRecord)>)> = Metric::ALL
         .iter()
-        .map(|&m| (m, runs.iter().filter(|(_, r)| Metric::of_run(r) == m).collect()))
+        .map(|&m| {
+            (
+                m,
+                runs.iter()
+                    .filter(|(_, r)| Metric::of_run(r) == m)
+                    .collect(),
+            )
+        })
         .filter(|(_, runs): &(Metric, Vec<_>)| !runs.is_empty())
         .collect();
     let several = by_metric.len() > 1;

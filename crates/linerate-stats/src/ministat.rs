@@ -12,10 +12,10 @@ mod plot;
 use std::io::{self, Write};
 
 use crate::Sample;
-use crate::printf::format_g_width;
-use crate::ministat_ttest::TSource;
 pub use crate::comparison::Test;
 use crate::comparison::{self, TestOutcome, test_pair};
+use crate::ministat_ttest::TSource;
+use crate::printf::format_g_width;
 use crate::student::Confidence;
 use crate::summary::Summary;
 

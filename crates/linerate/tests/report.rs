@@ -478,13 +478,27 @@ fn pps_and_rr_experiments_report_in_their_own_metric() {
     let html = std::fs::read_to_string(&page).unwrap();
     assert_eq!(
         headers(&html),
-        ["Run", "Started (UTC)", "Variant", "Test", "Time", "Received", "Sent", "Lost"]
+        [
+            "Run",
+            "Started (UTC)",
+            "Variant",
+            "Test",
+            "Time",
+            "Received",
+            "Sent",
+            "Lost"
+        ]
     );
     let summary = &html[html.find("<h2>Summary</h2>").unwrap()..html.find("</table>").unwrap()];
-    assert!(summary.contains("pps</td>"), "rates in packets/s: {summary}");
+    assert!(
+        summary.contains("pps</td>"),
+        "rates in packets/s: {summary}"
+    );
     assert!(!summary.contains("bit/s"), "{summary}");
     assert!(
-        html.contains("Samples: one value per repetition: each run&#39;s received packets per second"),
+        html.contains(
+            "Samples: one value per repetition: each run&#39;s received packets per second"
+        ),
         "the comparison is in packets/s"
     );
     assert!(html.contains("mean packet rate ("), "the bars' axis");
@@ -522,20 +536,51 @@ fn pps_and_rr_experiments_report_in_their_own_metric() {
     let html = std::fs::read_to_string(&page).unwrap();
     assert_eq!(
         headers(&html),
-        ["Run", "Started (UTC)", "Variant", "Test", "Time", "Transactions/s", "p50", "p90", "p99"]
+        [
+            "Run",
+            "Started (UTC)",
+            "Variant",
+            "Test",
+            "Time",
+            "Transactions/s",
+            "p50",
+            "p90",
+            "p99"
+        ]
     );
     for absent in ["RTT", "CPU", "Retr", "Received"] {
-        assert!(!headers(&html).iter().any(|h| h.contains(absent)), "{absent}");
+        assert!(
+            !headers(&html).iter().any(|h| h.contains(absent)),
+            "{absent}"
+        );
     }
     let summary = &html[html.find("<h2>Summary</h2>").unwrap()..html.find("</table>").unwrap()];
-    assert!(summary.contains(" µs</td>"), "latency percentiles: {summary}");
+    assert!(
+        summary.contains(" µs</td>"),
+        "latency percentiles: {summary}"
+    );
     assert!(summary.contains("transactions/s</td>"), "{summary}");
-    assert!(html.contains("Samples: one value per repetition: each run&#39;s transactions per second"));
+    assert!(
+        html.contains("Samples: one value per repetition: each run&#39;s transactions per second")
+    );
     assert!(html.contains("Student&#39;s t at 97.3% confidence"));
-    assert!(html.contains("Difference at 97.3% confidence") || html.contains("No difference proven at 97.3% confidence"));
-    assert!(html.contains("transaction rate over time"), "a chart per run");
-    assert_eq!(html.matches("latency: CDF").count(), 4, "a latency chart per run");
-    assert!(!html.contains("interval samples"), "every rr run has its intervals");
+    assert!(
+        html.contains("Difference at 97.3% confidence")
+            || html.contains("No difference proven at 97.3% confidence")
+    );
+    assert!(
+        html.contains("transaction rate over time"),
+        "a chart per run"
+    );
+    assert_eq!(
+        html.matches("latency: CDF").count(),
+        4,
+        "a latency chart per run"
+    );
+    assert!(
+        !html.contains("interval samples"),
+        "every rr run has its intervals"
+    );
     let compared = serde_json::from_str::<serde_json::Value>(&ok_db(
         &db,
         &["compare", "--experiment", "rr-loop", "--json", "-c", "97.3"],
@@ -551,11 +596,8 @@ fn pps_and_rr_experiments_report_in_their_own_metric() {
 
     // The pps page in a browser: drawn, no request, nothing on the console.
     let shot = dir.path().join("pps.png");
-    let Some((out, netlog)) = chromium(
-        &dir.path().join("pps.html"),
-        &dir.path().join("b"),
-        &shot,
-    ) else {
+    let Some((out, netlog)) = chromium(&dir.path().join("pps.html"), &dir.path().join("b"), &shot)
+    else {
         skip!("no chromium binary (Debian package `chromium`, in .ci/apt-packages)");
     };
     let pic = picture(&std::fs::read(&shot).unwrap());

@@ -181,7 +181,11 @@ fn single_runs_are_compared_per_interval_as_ministat_does() {
         "error {e} against ministat's {their_e} (t = {t}):\n{text}\nministat:\n{theirs}"
     );
     let stat = support::bin::stdout(&["stat", a.to_str().unwrap(), b.to_str().unwrap()]);
-    assert_eq!(verdict(&stat), theirs_v, "stat:\n{stat}\nministat:\n{theirs}");
+    assert_eq!(
+        verdict(&stat),
+        theirs_v,
+        "stat:\n{stat}\nministat:\n{theirs}"
+    );
 }
 
 #[test]
@@ -316,14 +320,23 @@ fn compare_and_lab_run_state_the_same_digits() {
         let name = format!("digits-{mode}");
         let compared = json(&ok_db(
             &db,
-            &["compare", "--experiment", &name, "--json", "--allow-incomplete"],
+            &[
+                "compare",
+                "--experiment",
+                &name,
+                "--json",
+                "--allow-incomplete",
+            ],
         ));
         assert_eq!(compared["unit"], unit, "{compared}");
         let c = &compared["comparisons"][0];
         assert_eq!(c["other"], "small-window");
         assert_eq!(c["t_source"], "exact");
         for key in T_FIGURES {
-            assert_eq!(c[key], other[key], "{mode}: {key}\ncompare: {c}\nlab run: {other}");
+            assert_eq!(
+                c[key], other[key],
+                "{mode}: {key}\ncompare: {c}\nlab run: {other}"
+            );
         }
         // The same values went in: each set's mean is the mean of lab run's values.
         for (set, variant) in compared["sets"].as_array().unwrap().iter().zip(variants) {
@@ -350,7 +363,13 @@ fn compare_and_lab_run_state_the_same_digits() {
     let page = lab.state().join("tcp.html");
     ok_db(
         &db,
-        &["report", "--experiment", "digits-tcp", "-o", page.to_str().unwrap()],
+        &[
+            "report",
+            "--experiment",
+            "digits-tcp",
+            "-o",
+            page.to_str().unwrap(),
+        ],
     );
     let html = std::fs::read_to_string(&page).unwrap();
     let facts = &html[html.find("<h2>Host facts</h2>").unwrap()..];
@@ -369,7 +388,13 @@ fn compare_and_lab_run_state_the_same_digits() {
     let page = lab.state().join("pps.html");
     ok_db(
         &db,
-        &["report", "--experiment", "digits-pps", "-o", page.to_str().unwrap()],
+        &[
+            "report",
+            "--experiment",
+            "digits-pps",
+            "-o",
+            page.to_str().unwrap(),
+        ],
     );
     let html = std::fs::read_to_string(&page).unwrap();
     assert_eq!(html.matches("interval samples").count(), 1, "{html}");

@@ -105,7 +105,10 @@ mod tests {
             Confidence::P95,
         );
         let rr = line("rr", 2, &TestOutcome::StudentT(rr), "transaction/s");
-        assert!(rr.starts_with("rr  +1.0 ± 0.2 k transactions/s  (+8.3 % ± "), "{rr}");
+        assert!(
+            rr.starts_with("rr  +1.0 ± 0.2 k transactions/s  (+8.3 % ± "),
+            "{rr}"
+        );
         assert!(text.ends_with("no difference proven at 95 %"), "{text}");
         assert!(
             !text.contains("e+0") && !text.contains("e-0"),

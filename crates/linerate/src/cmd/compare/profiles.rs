@@ -7,10 +7,10 @@ use anyhow::Context as _;
 use linerate_stats::Confidence;
 use linerate_store::Store;
 
-use linerate_report::groups::Group;
 use crate::cmd::profile::flame;
 use crate::cmd::profile::fold::Folded;
 use crate::cmd::profile::shares::{self, ShareChange};
+use linerate_report::groups::Group;
 
 /// How many changed functions a variant lists in text.
 pub const SHOWN: usize = 8;
