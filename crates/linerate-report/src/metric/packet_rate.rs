@@ -40,7 +40,7 @@ pub fn lost(run: &RunRecord) -> Option<(u64, Option<f64>)> {
 fn counted(run: &RunRecord) -> Option<(f64, f64, f64)> {
     let sent = run.summary.packets? as f64;
     let lost = run.summary.lost_packets.unwrap_or(0) as f64;
-    (run.duration_s > 0.0).then(|| (sent, sent - lost, run.duration_s))
+    (run.duration_s > 0.0).then_some((sent, sent - lost, run.duration_s))
 }
 
 /// The packets of each interval's forward sum over its length, warm-up excluded (intervals
