@@ -10,7 +10,7 @@
 //!   and its section of the report; [`words`] says the engine's sample kinds and warnings.
 //! - [`metric`]: what runs are measured in (bit/s, packets/s, transactions/s): the value a
 //!   comparison uses, the series over time and the table columns, one module per metric;
-//!   [`unit`] scales and labels their values; [`lab_run`] is what `lab run` stores with a run
+//!   [`unit`](mod@unit) scales and labels their values; [`lab_run`] is what `lab run` stores with a run
 //!   (test bed and the value it compared).
 //! - [`chart`]: values over time, latency histogram + CDF, comparison bars with confidence
 //!   intervals, sweep curves, response-time distributions (one, or two overlaid), NDR/PDR

@@ -213,8 +213,8 @@ impl Outcome {
 /// The sweep curves of an experiment whose variants carry numeric sweep values, with the
 /// confidence interval of each mean: one curve, or for a grid sweep (`lab run` names its
 /// variants `BASE PARAMETER=VALUE`, e.g. tun-mtu × cipher) one curve per base variant.
-/// The curves are in the metric the runs share; a run without a value in it leaves its
-/// variant's mean out of the curve.
+/// The curves are in the metric the runs share; a run without a value in it is left out of
+/// its variant's mean.
 pub fn sweep(groups: &[Group], outcome: Option<&Outcome>) -> Option<Sweep> {
     let metric = outcome.map_or_else(|| groups::metric(groups), |o| o.metric);
     let mut label = None;
