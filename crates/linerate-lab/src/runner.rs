@@ -78,6 +78,10 @@ pub struct RunRecord {
     /// The tunnel the load went through, when the lab had one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tunnel: Option<RunTunnel>,
+    /// How the run's lab emulated its links (what `emulator = "auto"` chose); `None` when the
+    /// lab was not built.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub emulator: Option<crate::state::EmulatorKind>,
 }
 
 /// The tunnel of one run: which implementation ran and what the path measured.
@@ -179,7 +183,15 @@ pub fn run(
         }
         let variant = &exp.variants[slot.variant];
         let mut tunnel = None;
-        let record = match one_run(variant, opts, load, &interrupted, &mut tunnel) {
+        let mut emulator = None;
+        let record = match one_run(
+            variant,
+            opts,
+            load,
+            &interrupted,
+            &mut tunnel,
+            &mut emulator,
+        ) {
             Ok(Ok(m)) => {
                 let want = variant.workload.duration.as_secs_f64();
                 // The receiver's clock also covers draining the path's queue: allow some slack.
@@ -206,6 +218,7 @@ pub fn run(
                     measure: error.is_none().then_some(m),
                     error,
                     tunnel,
+                    emulator,
                 }
             }
             Ok(Err(e)) => RunRecord {
@@ -214,6 +227,7 @@ pub fn run(
                 measure: None,
                 error: Some(e.to_string()),
                 tunnel,
+                emulator,
             },
             // A stop signal during a lab's bring-up (which removed what it made) stops the
             // experiment like one during a run: the runs before it are the result.
@@ -255,9 +269,11 @@ fn one_run(
     load: &dyn Load,
     interrupted: &dyn Fn() -> bool,
     tunnel: &mut Option<RunTunnel>,
+    emulator: &mut Option<crate::state::EmulatorKind>,
 ) -> Result<Result<Measure, LabError>, LabError> {
     let report = build::up(&variant.spec, opts)?;
     let state = report.state;
+    *emulator = Some(state.emulator);
     *tunnel = state.tunnel.as_ref().map(|t| RunTunnel {
         kind: t.spec.kind(),
         implementation: t.implementation.clone(),

@@ -11,7 +11,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::ReportError;
-use crate::format::rate_scale;
+use crate::metric::{Metric, Step};
+use crate::unit::Unit;
 use linerate_store::{Direction, Latency, RunRecord};
 
 mod distribution;
@@ -35,25 +36,26 @@ pub struct Chart {
     pub svg: String,
 }
 
-/// A bar of a comparison chart: one variant (or run) with its mean and confidence interval.
+/// A bar of a comparison chart: one variant (or run) with its mean and confidence interval,
+/// in the comparison's metric.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bar {
     /// The label under the bar.
     pub label: String,
-    /// The mean, bits/s.
+    /// The mean.
     pub mean: f64,
-    /// The confidence interval of the mean, bits/s.
+    /// The confidence interval of the mean.
     pub ci: Option<(f64, f64)>,
 }
 
-/// A point of a sweep curve.
+/// A point of a sweep curve, in the experiment's metric.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SweepPoint {
     /// The swept parameter's value.
     pub x: f64,
-    /// The mean throughput, bits/s.
+    /// The mean.
     pub mean: f64,
-    /// Its confidence interval, bits/s.
+    /// Its confidence interval.
     pub ci: Option<(f64, f64)>,
 }
 
@@ -131,27 +133,27 @@ fn tick(v: f64) -> String {
     if s == "-0" { "0".into() } else { s.to_owned() }
 }
 
-/// One line of a throughput-over-time chart: points (seconds, bits/s), how it is drawn, and
-/// its legend entry (none for lines that share one).
+/// One line of a chart over time: points (seconds, value), how it is drawn, and its legend
+/// entry (none for lines that share one).
 struct TimeLine {
     points: Vec<(f64, f64)>,
     style: ShapeStyle,
     label: Option<String>,
 }
 
-/// Draws throughput-over-time lines on one chart: time axis from 0, a rate axis in the unit
-/// that suits the data, and headroom above the data for the legend box.
+/// Draws lines over time on one chart: time axis from 0, a `unit` axis at the scale that suits
+/// the data, and headroom above the data for the legend box.
 fn time_chart(
     name: &str,
     title: &str,
     height: u32,
-    y_quantity: &str,
+    (y_quantity, unit): (&str, Unit),
     lines: &[TimeLine],
 ) -> Result<Chart, ReportError> {
     let points = || lines.iter().flat_map(|l| l.points.iter());
     let max_x = points().map(|p| p.0).fold(0.0_f64, f64::max).max(1.0);
     let max_y = points().map(|p| p.1).fold(0.0_f64, f64::max);
-    let (div, unit) = rate_scale(max_y);
+    let (div, unit) = unit.axis(max_y);
     // ≈ 20 px per legend row of a 330 px plot.
     let legend_rows = lines.iter().filter(|l| l.label.is_some()).count();
     #[allow(clippy::cast_precision_loss)]
@@ -192,21 +194,25 @@ fn time_chart(
     })
 }
 
-/// One variant's repetitions overlaid: each run's total throughput over time (forward
+/// Each step drawn flat over its interval.
+fn steps(series: &[Step]) -> Vec<(f64, f64)> {
+    series
+        .iter()
+        .flat_map(|s| [(s.start, s.value), (s.end, s.value)])
+        .collect()
+}
+
+/// One variant's repetitions overlaid: each run's total over time in `metric` (forward
 /// direction, warm-up excluded), so drift and outliers between repetitions show.
 pub fn repetitions(
-    runs: &[(String, &RunRecord)],
+    runs: &[(String, Vec<Step>)],
+    metric: Metric,
     name: &str,
     title: &str,
 ) -> Result<Chart, ReportError> {
     let lines: Vec<TimeLine> = runs
         .iter()
-        .map(|(_, run)| {
-            run.throughput_series()
-                .iter()
-                .flat_map(|s| [(s.start_s, s.bits_per_second), (s.end_s, s.bits_per_second)])
-                .collect::<Vec<_>>()
-        })
+        .map(|(_, series)| steps(series))
         .zip(runs)
         .filter(|(points, _)| !points.is_empty())
         .enumerate()
@@ -222,7 +228,28 @@ pub fn repetitions(
             "{title}: the runs have no interval samples"
         )));
     }
-    time_chart(name, title, 380, "total throughput", &lines)
+    let quantity = format!("total {}", metric.quantity());
+    time_chart(name, title, 380, (&quantity, metric.unit()), &lines)
+}
+
+/// One run's total over time in `metric` (for metrics without per-stream lines).
+pub fn over_time(
+    series: &[Step],
+    metric: Metric,
+    name: &str,
+    title: &str,
+) -> Result<Chart, ReportError> {
+    if series.is_empty() {
+        return Err(ReportError::NoData(format!(
+            "{title}: the run has no interval samples"
+        )));
+    }
+    let lines = [TimeLine {
+        points: steps(series),
+        style: PALETTE[7].stroke_width(3),
+        label: Some("total".to_owned()),
+    }];
+    time_chart(name, title, 420, (metric.quantity(), metric.unit()), &lines)
 }
 
 /// Throughput over time: each interval's rate drawn as a step over the interval, one line
@@ -303,7 +330,7 @@ pub fn throughput(run: &RunRecord, name: &str, title: &str) -> Result<Chart, Rep
             }
         })
         .collect();
-    time_chart(name, title, 420, "throughput", &lines)
+    time_chart(name, title, 420, ("throughput", Unit::BitRate), &lines)
 }
 
 /// The legend box every chart uses, at `position` (where the data leaves room).
@@ -495,9 +522,11 @@ where
     mesh.draw().map_err(err)
 }
 
-/// Horizontal bars, one per variant (or run), with the confidence interval as an error bar.
+/// Horizontal bars, one per variant (or run), with the confidence interval as an error bar;
+/// the values in `metric`.
 pub fn bars(
     bars: &[Bar],
+    metric: Metric,
     name: &str,
     title: &str,
     confidence: Option<f64>,
@@ -509,15 +538,16 @@ pub fn bars(
         .iter()
         .map(|b| b.ci.map_or(b.mean, |c| c.1.max(b.mean)))
         .fold(0.0_f64, f64::max);
-    let (div, unit) = rate_scale(max);
+    let (div, unit) = metric.unit().axis(max);
+    let quantity = metric.quantity();
     let labels: Vec<String> = bars.iter().map(|b| shorten(&b.label, 28)).collect();
     let label_width = labels.iter().map(|l| text_width(l, 15)).max().unwrap_or(60) + 10;
     let n = bars.len();
     let height = u32::try_from(110 + 44 * n).unwrap_or(2000).min(2000);
     let top = if max > 0.0 { max / div * 1.15 } else { 1.0 };
     let x_desc = match confidence {
-        Some(c) => format!("mean throughput ({unit}); whiskers: {c}% confidence interval"),
-        None => format!("mean throughput ({unit})"),
+        Some(c) => format!("mean {quantity} ({unit}); whiskers: {c}% confidence interval"),
+        None => format!("mean {quantity} ({unit})"),
     };
     #[allow(clippy::cast_precision_loss)]
     let rows = n as f64;
@@ -595,17 +625,17 @@ pub fn bars(
     })
 }
 
-/// A sweep: mean throughput against the swept parameter, with confidence intervals. The x
-/// axis is logarithmic when the values span more than a factor of 20 (buffer sizes).
+/// A sweep: the mean in `metric` against the swept parameter, with confidence intervals.
+/// The x axis is logarithmic when the values span more than a factor of 20 (buffer sizes).
 pub fn sweep(
     points: &[SweepPoint],
-    x_label: &str,
+    (x_label, metric): (&str, Metric),
     name: &str,
     title: &str,
 ) -> Result<Chart, ReportError> {
     sweep_series(
         &[SweepSeries::single(points.to_vec())],
-        x_label,
+        (x_label, metric),
         name,
         title,
     )
@@ -617,7 +647,7 @@ pub fn sweep(
 /// logarithmic when the values span more than a factor of 20.
 pub fn sweep_series(
     series: &[SweepSeries],
-    x_label: &str,
+    (x_label, metric): (&str, Metric),
     name: &str,
     title: &str,
 ) -> Result<Chart, ReportError> {
@@ -649,7 +679,7 @@ pub fn sweep_series(
     let max = all()
         .map(|p| p.ci.map_or(p.mean, |c| c.1.max(p.mean)))
         .fold(0.0_f64, f64::max);
-    let (div, unit) = rate_scale(max);
+    let (div, unit) = metric.unit().axis(max);
     // Headroom for the legend: one series keeps its legend in the lower right (a sweep
     // curve rarely dips there); several go above the data, a legend line each.
     let headroom = if series.len() == 1 {
@@ -658,7 +688,7 @@ pub fn sweep_series(
         1.1 + 0.08 * (series.len() + 1) as f64
     };
     let top = if max > 0.0 { max / div * headroom } else { 1.0 };
-    let y_desc = format!("mean throughput ({unit})");
+    let y_desc = format!("mean {} ({unit})", metric.quantity());
     let log = lo > 0.0 && hi / lo > 20.0;
     render(name.to_owned(), title.to_owned(), (900, 420), |root| {
         let builder = |root| {

@@ -43,6 +43,31 @@ pub fn excerpt(text: &str, max: usize) -> String {
     out
 }
 
+/// `text` as HTML character data or an attribute value: `&`, `<`, `>`, `"` and `'` escaped.
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `text` with its first letter upper case: `Throughput` from `throughput`.
+pub fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
 /// `2026-11-21 23:31:23 UTC` from Unix seconds.
 pub fn utc(secs: i64) -> String {
     let days = secs.div_euclid(86_400);
@@ -125,6 +150,14 @@ mod tests {
     fn control_characters_are_escaped_but_lines_and_tabs_kept() {
         assert!(matches!(printable("plain\tline\n"), Cow::Borrowed(_)));
         assert_eq!(printable("a\x1b[2Jb\x07\n"), "a\\u{1b}[2Jb\\u{7}\n");
+    }
+
+    #[test]
+    fn html_special_characters_are_escaped() {
+        assert_eq!(
+            escape_html("a<b>&\"c\" 'd'"),
+            "a&lt;b&gt;&amp;&quot;c&quot; &#39;d&#39;"
+        );
     }
 
     #[test]

@@ -1,18 +1,25 @@
-//! The self-contained HTML report: summary table, comparison with verdicts, sweep curve,
-//! per-run throughput (and latency) charts, host facts. Inline SVG and CSS only; no scripts;
-//! a Content-Security-Policy that blocks every fetch; no URLs at all.
+//! The self-contained HTML report: summary tables, comparison with verdicts, sweep curve,
+//! per-run charts, host facts; each in the runs' own metric (bit/s, packets/s,
+//! transactions/s). Inline SVG and CSS only; no scripts; a Content-Security-Policy that blocks
+//! every fetch; no URLs at all.
+//!
+//! The page is put together here; its parts live beside it: [`crate::table`] (summary),
+//! [`crate::runs`] (charts of single runs), [`crate::host`] (host facts), and the metrics'
+//! own reading of a run in [`crate::metric`].
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use linerate_store::{RunId, RunRecord};
 
 use crate::ReportError;
 use crate::chart::{self, Bar, Chart, SweepSeries};
-use crate::format;
+use crate::figure::place;
+use crate::format::{self, escape_html as esc};
+use crate::metric::Metric;
+use crate::{host, runs, table};
 
 /// A comparison of variants (experiment) or runs, computed by the caller with linerate-stats.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Comparison {
     /// Heading.
     pub title: String,
@@ -20,6 +27,8 @@ pub struct Comparison {
     pub samples: String,
     /// The confidence level, percent.
     pub confidence: f64,
+    /// What the bars are in.
+    pub metric: Metric,
     /// One bar per variant or run, baseline first.
     pub bars: Vec<Bar>,
     /// The verdict text (ministat-style), shown verbatim.
@@ -28,11 +37,13 @@ pub struct Comparison {
     pub warnings: Vec<String>,
 }
 
-/// A sweep: mean throughput against a swept parameter.
-#[derive(Debug, Clone, Default)]
+/// A sweep: the mean in the experiment's metric against a swept parameter.
+#[derive(Debug, Clone)]
 pub struct Sweep {
     /// The parameter and unit, for the x axis.
     pub label: String,
+    /// What the means are in.
+    pub metric: Metric,
     /// One line per series: one for a plain sweep, one per variant of a grid sweep.
     pub series: Vec<SweepSeries>,
 }
@@ -97,7 +108,7 @@ pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
             .map(|d| format!(" from <code>{}</code>", esc(d)))
             .unwrap_or_default()
     );
-    body.push_str(&summary_table(&input.runs));
+    body.push_str(&table::summary(&input.runs));
 
     if let Some(c) = &input.comparison {
         let _ = writeln!(body, "<section><h2>{}</h2>", esc(&c.title));
@@ -106,7 +117,13 @@ pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
             let _ = writeln!(body, "<p class=\"warn\">⚠ {}</p>", esc(w));
         }
         if !c.bars.is_empty() {
-            let chart = chart::bars(&c.bars, "comparison", &c.title, Some(c.confidence));
+            let chart = chart::bars(
+                &c.bars,
+                c.metric,
+                "comparison",
+                &c.title,
+                Some(c.confidence),
+            );
             place(chart, &mut body, &mut charts)?;
         }
         if !c.verdicts.trim().is_empty() {
@@ -122,9 +139,13 @@ pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
     if let Some(s) = &input.sweep {
         let chart = chart::sweep_series(
             &s.series,
-            &s.label,
+            (&s.label, s.metric),
             "sweep",
-            &format!("Throughput against {}", s.label),
+            &format!(
+                "{} against {}",
+                format::capitalised(s.metric.quantity()),
+                s.label
+            ),
         );
         body.push_str("<section><h2>Sweep</h2>\n");
         place(chart, &mut body, &mut charts)?;
@@ -161,42 +182,13 @@ pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
         body.push_str("</section>\n");
     }
 
-    body.push_str(&variant_overlays(&input.runs, &mut charts)?);
-    body.push_str("<section><h2>Runs</h2>\n");
-    let limit = if input.max_run_charts == 0 {
-        n
-    } else {
-        input.max_run_charts.min(n)
-    };
-    if limit < n {
-        let _ = writeln!(
-            body,
-            "<p class=\"note\">Charts for the first {limit} of {n} runs (the table above has them all).</p>"
-        );
-    }
-    for (id, run) in input.runs.iter().take(limit) {
-        let _ = writeln!(
-            body,
-            "<h3 id=\"run-{id}\">Run {id}</h3>\n<p class=\"note\">{}</p>",
-            esc(&describe(run))
-        );
-        let throughput = chart::throughput(
-            run,
-            &format!("run-{id}-throughput"),
-            &format!("Run {id}: throughput over time"),
-        );
-        place(throughput, &mut body, &mut charts)?;
-        if let Some(l) = &run.latency {
-            let latency = chart::latency(
-                l,
-                &format!("run-{id}-latency"),
-                &format!("Run {id} latency"),
-            );
-            place(latency, &mut body, &mut charts)?;
-        }
-    }
-    body.push_str("</section>\n");
-    body.push_str(&host_facts(&input.runs));
+    body.push_str(&runs::repetitions(&input.runs, &mut charts)?);
+    body.push_str(&runs::section(
+        &input.runs,
+        input.max_run_charts,
+        &mut charts,
+    )?);
+    body.push_str(&host::section(&input.runs));
 
     let html = format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -233,263 +225,3 @@ pre.verdict { background: #f6f8fa; border: 1px solid #e3e3e3; padding: 0.8em; ov
 code { font-size: 0.9em; }
 footer { margin-top: 3em; border-top: 1px solid #ccc; padding-top: 0.5em; }
 ";
-
-fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// The chart inline: the SVG namespace attribute is implied in HTML, and leaving it out keeps
-/// the document free of any URL.
-/// Puts a drawn chart into `html` (and keeps it for `--svg`/`--png`); a chart without data
-/// becomes a note saying why, any other failure ends the report.
-fn place(
-    chart: Result<Chart, ReportError>,
-    html: &mut String,
-    charts: &mut Vec<Chart>,
-) -> Result<(), ReportError> {
-    match chart {
-        Ok(chart) => {
-            html.push_str(&figure(&chart));
-            charts.push(chart);
-        }
-        Err(ReportError::NoData(why)) => {
-            let _ = writeln!(html, "<p class=\"note\">{}</p>", esc(&why));
-        }
-        Err(e) => return Err(e),
-    }
-    Ok(())
-}
-
-fn figure(chart: &Chart) -> String {
-    let svg = chart
-        .svg
-        .replacen(" xmlns=\"http://www.w3.org/2000/svg\"", "", 1)
-        .replacen(
-            "<svg ",
-            &format!("<svg role=\"img\" aria-label=\"{}\" ", esc(&chart.title)),
-            1,
-        );
-    format!("<figure>\n{svg}\n</figure>\n")
-}
-
-/// For an experiment: one chart per variant with its repetitions overlaid.
-fn variant_overlays(
-    runs: &[(RunId, RunRecord)],
-    charts: &mut Vec<Chart>,
-) -> Result<String, ReportError> {
-    let mut variants: Vec<(&str, Vec<(String, &RunRecord)>)> = Vec::new();
-    for (id, run) in runs {
-        let Some(e) = &run.experiment else {
-            return Ok(String::new());
-        };
-        let label = format!("run {id} (repetition {})", e.repetition);
-        match variants.iter_mut().find(|(v, _)| *v == e.variant) {
-            Some((_, list)) => list.push((label, run)),
-            None => variants.push((&e.variant, vec![(label, run)])),
-        }
-    }
-    if variants.is_empty() {
-        return Ok(String::new());
-    }
-    let mut out = String::from(
-        "<section><h2>Repetitions</h2>\n<p class=\"note\">Each variant's repetitions over time: lines that differ in level or shape show drift or outliers the means hide.</p>\n",
-    );
-    for (i, (variant, list)) in variants.iter().enumerate() {
-        let chart = chart::repetitions(
-            list,
-            &format!("variant-{}-repetitions", i + 1),
-            &format!("Variant {variant}: throughput of each repetition"),
-        );
-        place(chart, &mut out, charts)?;
-    }
-    out.push_str("</section>\n");
-    Ok(out)
-}
-
-fn describe(run: &RunRecord) -> String {
-    let mut parts = vec![
-        format::utc(run.started_at),
-        format!("{} {}", run.mode, run.direction.as_str()),
-        run.peer.clone().unwrap_or_else(|| "unknown peer".into()),
-        format!(
-            "{} stream{}",
-            run.streams,
-            if run.streams == 1 { "" } else { "s" }
-        ),
-        run.tool.clone(),
-    ];
-    if let Some(c) = &run.command_line {
-        parts.push(c.clone());
-    } else if let Some(p) = &run.source_path {
-        parts.push(format!("imported from {p}"));
-    }
-    if let Some(e) = &run.experiment {
-        parts.push(format!(
-            "experiment {} · {} · repetition {}",
-            e.experiment, e.variant, e.repetition
-        ));
-    }
-    parts.join(" · ")
-}
-
-fn summary_table(runs: &[(RunId, RunRecord)]) -> String {
-    let variants = runs.iter().any(|(_, r)| r.experiment.is_some());
-    // One peer for all: say it once below the table instead of in every row.
-    let first_peer = runs.first().and_then(|(_, r)| r.peer.clone());
-    let one_peer = runs.iter().all(|(_, r)| r.peer == first_peer);
-    let mut t = format!(
-        "<section><h2>Summary</h2>\n<div class=\"scroll\"><table>\n<thead><tr><th class=\"num\">Run</th><th>Started (UTC)</th>{}\
-         <th>Test</th>{}<th class=\"num\">Time</th><th class=\"num\">Received</th><th class=\"num\">Sent</th>\
-         <th class=\"num\">Retr</th><th class=\"num\">RTT</th><th class=\"num\">CPU local / remote</th></tr></thead>\n<tbody>\n",
-        if variants { "<th>Variant</th>" } else { "" },
-        if one_peer { "" } else { "<th>Peer</th>" },
-    );
-    for (id, r) in runs {
-        let s = &r.summary;
-        let started = format::utc(r.started_at);
-        let variant = if variants {
-            format!(
-                "<td class=\"nowrap\">{}</td>",
-                r.experiment
-                    .as_ref()
-                    .map(|e| esc(&format!("{} #{}", e.variant, e.repetition)))
-                    .unwrap_or_default()
-            )
-        } else {
-            String::new()
-        };
-        let streams = if r.streams == 1 {
-            String::new()
-        } else {
-            format!(" ×{}", r.streams)
-        };
-        let _ = writeln!(
-            t,
-            "<tr><td class=\"num\"><a href=\"#run-{id}\">{id}</a></td><td class=\"nowrap\">{}</td>{variant}<td class=\"nowrap\">{} {}{}</td>\
-             {}<td class=\"num\">{:.1} s</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-             <td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
-            esc(started.trim_end_matches(" UTC")),
-            esc(&r.mode),
-            r.direction.as_str(),
-            streams,
-            if one_peer {
-                String::new()
-            } else {
-                format!("<td>{}</td>", esc(r.peer.as_deref().unwrap_or("–")))
-            },
-            r.duration_s,
-            format::rate(s.received_bps),
-            format::rate(s.sent_bps),
-            s.retransmits.map_or_else(|| "–".into(), |n| n.to_string()),
-            s.mean_rtt_us
-                .filter(|v| *v > 0.0)
-                .map_or_else(|| "–".into(), format::micros),
-            match (s.cpu_local_percent, s.cpu_remote_percent) {
-                (Some(l), Some(r)) => format!("{l:.1}% / {r:.1}%"),
-                _ => "–".into(),
-            },
-        );
-    }
-    let peer_note = match (&first_peer, one_peer) {
-        (Some(peer), true) => format!("All runs against {}. ", esc(peer)),
-        _ => String::new(),
-    };
-    let _ = writeln!(
-        t,
-        "</tbody>\n</table></div>\n<p class=\"note\">{peer_note}Received: the receiver-side rate over the whole test (the headline number). Test: mode, direction and parallel streams (×N). RTT: the sender's mean smoothed RTT.</p>\n</section>"
-    );
-    t
-}
-
-/// Labelled facts about a host, in display order.
-type Facts = Vec<(String, String)>;
-
-/// Host facts: what iperf3's JSON says about the measuring host, and the linerate host
-/// snapshot's top-level facts where the run has one. One table per distinct host.
-fn host_facts(runs: &[(RunId, RunRecord)]) -> String {
-    let mut hosts: BTreeMap<String, (Vec<RunId>, Facts)> = BTreeMap::new();
-    for (id, run) in runs {
-        let mut facts = Vec::new();
-        let start = &run.document["start"];
-        if let Some(s) = start["system_info"].as_str() {
-            facts.push(("system".to_owned(), s.to_owned()));
-        }
-        facts.push(("measured with".to_owned(), run.tool.clone()));
-        for (key, label) in [
-            ("tcp_mss_default", "default TCP MSS (bytes)"),
-            ("sndbuf_actual", "socket send buffer (bytes)"),
-            ("rcvbuf_actual", "socket receive buffer (bytes)"),
-        ] {
-            if let Some(v) = start[key].as_u64() {
-                facts.push((label.to_owned(), v.to_string()));
-            }
-        }
-        if let Some(cc) = run.document["end"]["sender_tcp_congestion"].as_str() {
-            facts.push(("sender congestion control".to_owned(), cc.to_owned()));
-        }
-        if let Some(h) = &run.host {
-            facts.push(("snapshot hash".to_owned(), h.hash.clone()));
-            if let Some(snap) = &h.snapshot {
-                flatten("", snap, 0, &mut facts);
-            }
-        }
-        let key = run
-            .host
-            .as_ref()
-            .map(|h| h.hash.clone())
-            .unwrap_or_else(|| facts.iter().map(|(k, v)| format!("{k}={v};")).collect());
-        let entry = hosts.entry(key).or_insert_with(|| (Vec::new(), facts));
-        entry.0.push(*id);
-    }
-    let mut out = String::from("<section><h2>Host facts</h2>\n");
-    for (ids, facts) in hosts.values() {
-        let ids: Vec<String> = ids.iter().map(ToString::to_string).collect();
-        let _ = writeln!(
-            out,
-            "<p class=\"note\">Runs {}</p>\n<table><tbody>",
-            ids.join(", ")
-        );
-        for (k, v) in facts.iter().take(60) {
-            let _ = writeln!(out, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(v));
-        }
-        out.push_str("</tbody></table>\n");
-    }
-    out.push_str("</section>\n");
-    out
-}
-
-fn flatten(prefix: &str, v: &serde_json::Value, depth: usize, out: &mut Vec<(String, String)>) {
-    use serde_json::Value;
-    match v {
-        Value::Object(m) if depth < 3 => {
-            for (k, v) in m {
-                let key = if prefix.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{prefix}.{k}")
-                };
-                flatten(&key, v, depth + 1, out);
-            }
-        }
-        Value::Array(list) if depth < 3 && list.len() <= 8 => {
-            for (i, v) in list.iter().enumerate() {
-                flatten(&format!("{prefix}[{i}]"), v, depth + 1, out);
-            }
-        }
-        Value::Null => {}
-        Value::String(s) => out.push((prefix.to_owned(), s.clone())),
-        Value::Array(list) => out.push((prefix.to_owned(), format!("{} items", list.len()))),
-        other => out.push((prefix.to_owned(), other.to_string())),
-    }
-}

@@ -1,29 +1,51 @@
-//! Charts (SVG, PNG) and the self-contained HTML report of stored runs.
+//! Charts (SVG, PNG), the self-contained HTML report of stored runs, and the comparison of
+//! stored runs that `compare` and `report` share.
 //!
-//! Pure functions from data to bytes: the binary gathers the runs (and the statistics, from
-//! `linerate-stats`) and writes the files.
+//! Pure functions from data to bytes, plus the store queries a comparison needs: the binary
+//! parses the command line and writes the files.
 //!
-//! - [`chart`]: throughput over time, latency histogram + CDF, comparison bars with
-//!   confidence intervals, sweep curves, response-time distributions (one, or two overlaid)
-//!   — as SVG, drawn with plotters.
+//! - [`groups`]: which stored runs form the groups a comparison uses (runs by id, an
+//!   experiment's variants), and their values for linerate-stats' comparison engine.
+//! - [`verdicts`]: the comparison (Student's t with exact quantiles, as `lab run`), its text
+//!   and its section of the report; [`words`] says the engine's sample kinds and warnings.
+//! - [`metric`]: what runs are measured in (bit/s, packets/s, transactions/s): the value a
+//!   comparison uses, the series over time and the table columns, one module per metric;
+//!   [`unit`](mod@unit) scales and labels their values; [`lab_run`] is what `lab run` stores with a run
+//!   (test bed and the value it compared).
+//! - [`chart`]: values over time, latency histogram + CDF, comparison bars with confidence
+//!   intervals, sweep curves, response-time distributions (one, or two overlaid), NDR/PDR
+//!   against frame size — as SVG, drawn with plotters.
 //! - [`png`]: the same charts as PNG (rendered from the SVG by resvg).
 //! - [`html`]: one HTML file with inline SVG and CSS, no scripts, no external resources (a
-//!   Content-Security-Policy forbids every fetch).
-//! - [`format`](mod@format): dates, and the digits stored-run tables print rates and sizes
-//!   with (through `linerate_units::human`).
+//!   Content-Security-Policy forbids every fetch), put together from [`table`] (summary),
+//!   [`runs`] (charts of single runs), [`host`] (host facts) and [`figure`] (placing charts).
+//! - [`format`](mod@format): dates, HTML escaping, and the digits stored-run tables print
+//!   rates and sizes with (through `linerate_units::human`).
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
 pub mod chart;
+pub mod figure;
 pub mod flame;
 pub mod format;
+pub mod groups;
+pub mod host;
 pub mod html;
+pub mod lab_run;
+pub mod metric;
 pub mod png;
+pub mod runs;
+pub mod table;
+pub mod unit;
+pub mod verdicts;
+pub mod words;
 
 pub use chart::{Bar, Chart, SweepPoint, SweepSeries};
 pub use flame::FlameGraph;
 pub use html::{Comparison, Profiles, ReportInput, Sweep, build};
+pub use metric::Metric;
+pub use unit::Unit;
 
 /// What can go wrong while drawing.
 #[derive(Debug, thiserror::Error)]

@@ -40,7 +40,7 @@ pub use warning::{MIN_VALUES, SetSize, Warning};
 use serde::{Deserialize, Serialize};
 
 use crate::Sample;
-use crate::compare::TSource;
+use crate::ministat_ttest::TSource;
 use crate::student::Confidence;
 use crate::summary::Summary;
 
@@ -51,20 +51,29 @@ pub struct Options {
     pub confidence: Confidence,
     /// Student's t (differences of means) or the rank test (skewed data).
     pub test: Test,
-    /// Where Student's t takes its critical value: ministat's printed table (so verdicts
-    /// print ministat's digits; at a level the table lacks, the exact quantile) or the exact
-    /// quantile.
+    /// Where Student's t takes its critical value: the exact quantile (linerate's own
+    /// comparisons: `compare`, `report`, `lab run`) or ministat's printed table (only `linerate
+    /// stat`, so it prints ministat's digits; at a level the table lacks, the exact quantile).
     pub t_source: TSource,
 }
 
-impl Default for Options {
-    /// Student's t at 95 % with ministat's table, as `linerate compare` and `linerate stat`.
-    fn default() -> Self {
+impl Options {
+    /// Student's t at `confidence` with the exact quantile: how `compare`, `report` and `lab
+    /// run` compare, so the same runs get the same digits from each.
+    #[must_use]
+    pub fn student_t(confidence: Confidence) -> Self {
         Self {
-            confidence: Confidence::P95,
+            confidence,
             test: Test::StudentT,
-            t_source: TSource::MinistatTable,
+            t_source: TSource::Exact,
         }
+    }
+}
+
+impl Default for Options {
+    /// Student's t at 95 % with the exact quantile ([`Options::student_t`]).
+    fn default() -> Self {
+        Self::student_t(Confidence::P95)
     }
 }
 

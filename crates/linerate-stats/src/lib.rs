@@ -7,15 +7,18 @@
 //!   computed as current FreeBSD ministat does (two-pass variance, even-n median = mean of the
 //!   two middle values).
 //! - [`student`] gives Student's t (CDF, exact quantiles) and [`student::Confidence`];
-//!   [`ttable`] holds ministat's own printed table so `linerate stat` prints ministat's digits.
-//! - [`compare::compare`] is the pooled-variance two-sample t test with ministat's difference,
-//!   error and relative error; [`compare::Comparison::verdict`] words it as ministat does.
+//!   [`ttable`] holds ministat's own printed table, used only where output must be ministat's
+//!   digit for digit (`linerate stat`).
+//! - [`ministat_ttest`] is ministat's two-sample t test (pooled variance, its difference, error
+//!   and relative error), with exact quantiles ([`compare`]) or ministat's table
+//!   ([`compare_ministat`]); [`ministat_ttest::Comparison::verdict`] words it as ministat does.
 //! - [`rank`] is the Mann–Whitney U test for skewed data (latencies).
 //! - [`comparison`] is the engine `compare`, `report` and `lab run` share: which samples
 //!   stand for a group of runs, Student's t or rank verdicts against the baseline at any
 //!   confidence level, and typed warnings (too few values, autocorrelated intervals).
 //! - [`read`] parses ministat's input format; [`ministat`] renders ministat's output (plot,
-//!   bars, table, verdicts) as a `String`; [`cfmt`] is C's `%g` formatting they share.
+//!   bars, table, verdicts) as a `String`; [`printf`] formats numbers as C's `printf` does
+//!   (`%g`, `%f`), which they share.
 //! - [`distribution`] is a streaming log-linear histogram (bounded memory, stated precision)
 //!   and exact counts, with nearest-rank percentiles; [`ks`] is the two-sample
 //!   Kolmogorov–Smirnov test over them (`linerate logdist --compare`).
@@ -23,12 +26,12 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub mod cfmt;
-pub mod compare;
 pub mod comparison;
 pub mod distribution;
 pub mod ks;
 pub mod ministat;
+pub mod ministat_ttest;
+pub mod printf;
 pub mod rank;
 pub mod read;
 pub mod sample;
@@ -37,7 +40,7 @@ pub mod student;
 pub mod summary;
 pub mod ttable;
 
-pub use compare::{Comparison, TSource, compare, compare_ministat};
+pub use ministat_ttest::{Comparison, TSource, compare, compare_ministat};
 pub use sample::Sample;
 pub use student::Confidence;
 pub use summary::Summary;

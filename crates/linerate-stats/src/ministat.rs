@@ -12,10 +12,10 @@ mod plot;
 use std::io::{self, Write};
 
 use crate::Sample;
-use crate::cfmt::format_g_width;
-use crate::compare::TSource;
 pub use crate::comparison::Test;
 use crate::comparison::{self, TestOutcome, test_pair};
+use crate::ministat_ttest::TSource;
+use crate::printf::format_g_width;
 use crate::student::Confidence;
 use crate::summary::Summary;
 
@@ -55,6 +55,10 @@ pub struct Options {
     pub confidence: Confidence,
     /// The test used for the comparisons.
     pub test: Test,
+    /// Where Student's t takes its critical value: ministat's table (the default, so `linerate
+    /// stat` prints ministat's digits) or the exact quantile (linerate's own comparisons, which
+    /// show ministat's layout but must agree with `lab run` digit for digit).
+    pub t_source: TSource,
 }
 
 impl Default for Options {
@@ -67,6 +71,7 @@ impl Default for Options {
             quiet: false,
             confidence: Confidence::P95,
             test: Test::StudentT,
+            t_source: TSource::MinistatTable,
         }
     }
 }
@@ -80,13 +85,25 @@ pub fn compare_sets(
     confidence: Confidence,
     test: Test,
 ) -> TestOutcome {
+    compare_sets_with(baseline, other, confidence, test, TSource::MinistatTable)
+}
+
+/// Compares `other` with `baseline` with Student's t from `t_source` (ministat's table falls
+/// back to the exact quantile at a level the table lacks).
+fn compare_sets_with(
+    baseline: &Sample,
+    other: &Sample,
+    confidence: Confidence,
+    test: Test,
+    t_source: TSource,
+) -> TestOutcome {
     test_pair(
         baseline,
         other,
         &comparison::Options {
             confidence,
             test,
-            t_source: TSource::MinistatTable,
+            t_source,
         },
     )
 }
@@ -133,7 +150,13 @@ pub fn write(out: &mut impl Write, sets: &[Dataset<'_>], options: &Options) -> i
     for (index, (set, summary)) in sets.iter().zip(&summaries).enumerate() {
         out.write_all(table_row(index, summary).as_bytes())?;
         if index > 0 && options.compare {
-            let outcome = compare_sets(first.sample, set.sample, options.confidence, options.test);
+            let outcome = compare_sets_with(
+                first.sample,
+                set.sample,
+                options.confidence,
+                options.test,
+                options.t_source,
+            );
             out.write_all(outcome.verdict().as_bytes())?;
         }
     }

@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::Sample;
-use crate::cfmt::{format_f, format_g};
+use crate::printf::{format_f, format_g};
 use crate::special::normal_sf;
 use crate::student::Confidence;
 

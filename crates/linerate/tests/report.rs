@@ -1,7 +1,8 @@
 //! `linerate report` through the binary, on a real experiment (iperf3 between namespaces over
 //! a shaped veth, see tests/data/report/generate.sh): the HTML's structure, the SVG and PNG
 //! charts, and the page rendered in headless Chromium (screenshot not blank, no network
-//! request made by the page, nothing logged to the console).
+//! request made by the page, nothing logged to the console); and on pps and rr experiments
+//! measured on loopback, each in its own metric.
 
 #![forbid(unsafe_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -398,4 +399,209 @@ fn a_grid_sweep_draws_one_line_per_base_variant() {
         let strokes = svg.matches(&format!("stroke=\"{colour}\"")).count();
         assert_eq!(strokes, 4, "{colour}");
     }
+}
+
+/// A pps and an rr experiment measured for real on loopback (linerate client against a linerate
+/// server; two variants × two repetitions of 1 s, interleaved), each document imported as a
+/// repetition of its variant. The pps documents are imported without their interval reports,
+/// as `lab run`'s frame generator writes its pps runs (`"intervals": []`).
+fn loopback_experiments(dir: &Path) -> PathBuf {
+    let db = dir.join("runs.db");
+    let server = support::traffic::linerate_server(&support::traffic::LOOPBACK_SERVER);
+    let port = server.port.to_string();
+    for rep in 1..=2 {
+        for (variant, payload) in [("baseline", "64"), ("large", "512")] {
+            for (experiment, args) in [
+                ("pps-loop", ["--mode", "pps", "-l", payload, "-i", "0.5"]),
+                ("rr-loop", ["--mode", "rr", "-l", payload, "-i", "0.5"]),
+            ] {
+                let out = support::bin::linerate()
+                    .args(["client", "127.0.0.1", "-p", &port, "-t", "1s"])
+                    .args(["--json", "--no-store"])
+                    .args(args)
+                    .output()
+                    .expect("run linerate client");
+                assert!(out.status.success(), "{out:?}");
+                let mut doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+                if experiment == "pps-loop" {
+                    doc["intervals"] = serde_json::json!([]);
+                }
+                let file = dir.join(format!("{experiment}-{variant}-{rep}.json"));
+                std::fs::write(&file, doc.to_string()).unwrap();
+                ok_db(
+                    &db,
+                    &[
+                        "import",
+                        "--experiment",
+                        experiment,
+                        "--variant",
+                        variant,
+                        file.to_str().unwrap(),
+                    ],
+                );
+            }
+        }
+    }
+    db
+}
+
+/// The summary table's column headers.
+fn headers(html: &str) -> Vec<String> {
+    let head = &html[html.find("<thead>").unwrap()..html.find("</thead>").unwrap()];
+    head.split("</th>")
+        .filter(|cell| cell.contains("<th"))
+        .filter_map(|cell| Some(cell.rsplit_once('>')?.1.to_owned()))
+        .collect()
+}
+
+#[test]
+fn pps_and_rr_experiments_report_in_their_own_metric() {
+    let dir = tempdir();
+    let db = loopback_experiments(dir.path());
+
+    // pps: packets per second, sent and received, loss; no TCP columns; the runs' missing
+    // interval samples said once.
+    let page = dir.path().join("pps.html");
+    let svg = dir.path().join("svg");
+    ok_db(
+        &db,
+        &[
+            "report",
+            "--experiment",
+            "pps-loop",
+            "-o",
+            page.to_str().unwrap(),
+            "--svg",
+            svg.to_str().unwrap(),
+        ],
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(
+        headers(&html),
+        [
+            "Run",
+            "Started (UTC)",
+            "Variant",
+            "Test",
+            "Time",
+            "Received",
+            "Sent",
+            "Lost"
+        ]
+    );
+    let summary = &html[html.find("<h2>Summary</h2>").unwrap()..html.find("</table>").unwrap()];
+    assert!(
+        summary.contains("pps</td>"),
+        "rates in packets/s: {summary}"
+    );
+    assert!(!summary.contains("bit/s"), "{summary}");
+    assert!(
+        html.contains(
+            "Samples: one value per repetition: each run&#39;s received packets per second"
+        ),
+        "the comparison is in packets/s"
+    );
+    assert!(html.contains("mean packet rate ("), "the bars' axis");
+    assert!(html.contains("the ministat table below is in "));
+    assert!(html.contains("pps: no difference proven") || html.contains("pps: difference proven"));
+    assert_eq!(
+        html.matches("interval samples").count(),
+        1,
+        "one sentence for all runs without interval samples"
+    );
+    assert!(html.contains("The runs have no interval samples: no chart over time."));
+    assert!(!html.contains("<h2>Repetitions</h2>"), "nothing to overlay");
+    let compared = serde_json::from_str::<serde_json::Value>(&ok_db(
+        &db,
+        &["compare", "--experiment", "pps-loop", "--json"],
+    ))
+    .unwrap();
+    assert_eq!(compared["unit"], "packet/s");
+
+    // rr: transactions per second and the latency percentiles from the stored histogram; the
+    // comparison in transactions/s at any confidence level, with the exact t quantile.
+    let page = dir.path().join("rr.html");
+    ok_db(
+        &db,
+        &[
+            "report",
+            "--experiment",
+            "rr-loop",
+            "-o",
+            page.to_str().unwrap(),
+            "--confidence",
+            "97.3",
+        ],
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(
+        headers(&html),
+        [
+            "Run",
+            "Started (UTC)",
+            "Variant",
+            "Test",
+            "Time",
+            "Transactions/s",
+            "p50",
+            "p90",
+            "p99"
+        ]
+    );
+    for absent in ["RTT", "CPU", "Retr", "Received"] {
+        assert!(
+            !headers(&html).iter().any(|h| h.contains(absent)),
+            "{absent}"
+        );
+    }
+    let summary = &html[html.find("<h2>Summary</h2>").unwrap()..html.find("</table>").unwrap()];
+    assert!(
+        summary.contains(" µs</td>"),
+        "latency percentiles: {summary}"
+    );
+    assert!(summary.contains("transactions/s</td>"), "{summary}");
+    assert!(
+        html.contains("Samples: one value per repetition: each run&#39;s transactions per second")
+    );
+    assert!(html.contains("Student&#39;s t at 97.3% confidence"));
+    assert!(
+        html.contains("Difference at 97.3% confidence")
+            || html.contains("No difference proven at 97.3% confidence")
+    );
+    assert!(
+        html.contains("transaction rate over time"),
+        "a chart per run"
+    );
+    assert_eq!(
+        html.matches("latency: CDF").count(),
+        4,
+        "a latency chart per run"
+    );
+    assert!(
+        !html.contains("interval samples"),
+        "every rr run has its intervals"
+    );
+    let compared = serde_json::from_str::<serde_json::Value>(&ok_db(
+        &db,
+        &["compare", "--experiment", "rr-loop", "--json", "-c", "97.3"],
+    ))
+    .unwrap();
+    assert_eq!(compared["unit"], "transaction/s");
+    assert_eq!(compared["confidence"], 97.3);
+    let c = &compared["comparisons"][0];
+    assert_eq!(c["t_source"], "exact");
+    // df 2: t between the 95 % (4.303) and 98 % (6.965) quantiles, not a table's column.
+    let t = c["t"].as_f64().unwrap();
+    assert!(t > 4.303 && t < 6.965, "t = {t}");
+
+    // The pps page in a browser: drawn, no request, nothing on the console.
+    let shot = dir.path().join("pps.png");
+    let Some((out, netlog)) = chromium(&dir.path().join("pps.html"), &dir.path().join("b"), &shot)
+    else {
+        skip!("no chromium binary (Debian package `chromium`, in .ci/apt-packages)");
+    };
+    let pic = picture(&std::fs::read(&shot).unwrap());
+    assert!(pic.inked > 0.02 && pic.colours > 16, "blank page");
+    assert_eq!(page_requests(&netlog), Vec::<String>::new());
+    assert_eq!(console_lines(&out), Vec::<String>::new());
 }

@@ -2,21 +2,17 @@
 //! against the baseline from linerate-stats' comparison engine (one value per repetition,
 //! Student's t).
 
-use linerate_stats::comparison::{self, Group, Options, Repetition, SampleKind, Test, Verdict};
-use linerate_stats::{Confidence, Summary, TSource};
+use linerate_stats::comparison::{self, Group, Options, Repetition, SampleKind, Verdict};
+use linerate_stats::{Confidence, Summary};
 
 use super::{ExperimentResult, RunRecord, VariantResult};
 use crate::experiment::Experiment;
 
-/// How the lab compares variants: Student's t at `confidence` with exact quantiles (the
-/// lab states no ministat digits, so it needs no ministat table).
+/// How the lab compares variants: Student's t at `confidence` with exact quantiles, as
+/// `compare` and `report` do ([`Options::student_t`]), so the same runs get the same digits.
 #[must_use]
 pub fn comparison_options(confidence: Confidence) -> Options {
-    Options {
-        confidence,
-        test: Test::StudentT,
-        t_source: TSource::Exact,
-    }
+    Options::student_t(confidence)
 }
 
 /// Each variant's successful values in schedule order, its failures, and its verdict

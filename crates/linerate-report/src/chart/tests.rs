@@ -122,7 +122,7 @@ fn bars_and_sweeps_draw_their_intervals() -> Result<(), ReportError> {
             ci: None,
         },
     ];
-    let chart = super::bars(&bars, "cmp", "Variants", Some(95.0))?;
+    let chart = super::bars(&bars, Metric::Throughput, "cmp", "Variants", Some(95.0))?;
     assert!(chart.svg.contains("whiskers: 95% confidence interval"));
     assert!(
         chart.svg.contains("a variant with a very long …"),
@@ -136,9 +136,19 @@ fn bars_and_sweeps_draw_their_intervals() -> Result<(), ReportError> {
             ci: Some((x * 90.0, x * 110.0)),
         })
         .collect();
-    let chart = sweep(&points, "buffer (bytes)", "sweep", "Sweep")?;
+    let chart = sweep(
+        &points,
+        ("buffer (bytes)", Metric::Throughput),
+        "sweep",
+        "Sweep",
+    )?;
     assert!(chart.svg.contains("buffer (bytes)"));
-    let one = sweep(&points[..1], "buffer (bytes)", "sweep", "Sweep");
+    let one = sweep(
+        &points[..1],
+        ("buffer (bytes)", Metric::Throughput),
+        "sweep",
+        "Sweep",
+    );
     assert!(matches!(one, Err(ReportError::NoData(_))));
     Ok(())
 }
@@ -158,7 +168,7 @@ fn a_grid_sweep_has_a_line_and_coloured_bars_per_series() -> Result<(), ReportEr
     };
     let chart = super::sweep_series(
         &[line("AES-256-GCM", 1e8), line("CHACHA20-POLY1305", 0.8e8)],
-        "tunnel.tun-mtu",
+        ("tunnel.tun-mtu", Metric::Throughput),
         "sweep",
         "Throughput against tunnel.tun-mtu",
     )?;
@@ -197,7 +207,12 @@ fn a_grid_sweep_has_a_line_and_coloured_bars_per_series() -> Result<(), ReportEr
         }],
     };
     assert!(matches!(
-        super::sweep_series(&[short("a"), short("b")], "x", "s", "S"),
+        super::sweep_series(
+            &[short("a"), short("b")],
+            ("x", Metric::Throughput),
+            "s",
+            "S"
+        ),
         Err(ReportError::NoData(_))
     ));
     Ok(())

@@ -2,7 +2,7 @@
 //! table, and series whose properties are known by construction.
 
 use super::*;
-use crate::compare::TSource;
+use crate::ministat_ttest::TSource;
 
 fn per_repetition(label: &str, values: &[f64]) -> Group {
     Group {

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::Options;
 use super::warning::Warning;
 use crate::Sample;
-use crate::compare::{Comparison, compare, compare_with};
+use crate::ministat_ttest::{Comparison, compare, compare_with};
 use crate::rank::{MannWhitney, mann_whitney};
 use crate::student::Confidence;
 

@@ -1,16 +1,17 @@
 //! `linerate compare RUN RUN… [--experiment ID]`: ministat-style verdicts between stored
-//! runs, on the right samples (see [`analysis`]), with the difference and its confidence
-//! interval, and warnings when the samples are autocorrelated or too few.
+//! runs, on the right samples in the runs' metric (see `linerate_report::groups`), with the
+//! difference and its confidence interval (Student's t with the exact quantile, as `lab run`),
+//! and warnings when the samples are autocorrelated or too few.
 
-pub mod analysis;
+pub mod json;
 pub mod profiles;
-pub mod verdicts;
-pub mod words;
 
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 
+use linerate_report::groups::{self, MIN_REPETITIONS};
+use linerate_report::verdicts;
 use linerate_stats::comparison::SampleKind;
 
 use super::history::DbArgs;
@@ -65,16 +66,18 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let store = args.db.open_existing()?;
+    let confidence = linerate_stats::Confidence::new(args.confidence)
+        .map_err(|e| anyhow::anyhow!("--confidence: {e}"))?;
     let mut notes = Vec::new();
     let (groups, kind) = match &args.experiment {
         Some(exp) => {
-            let found = analysis::experiment_groups(&store, exp)?;
+            let found = groups::experiment_groups(&store, exp)?;
             if let Some(why) = found.shortfall() {
                 if !args.allow_incomplete {
                     anyhow::bail!(
                         "{why}. Not compared: such a verdict would not be evidence \
                          (--allow-incomplete compares the variants with {} or more runs)",
-                        analysis::MIN_REPETITIONS
+                        MIN_REPETITIONS
                     );
                 }
                 notes.push(format!("{why}; compared anyway (--allow-incomplete)"));
@@ -83,7 +86,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             if !left_out.is_empty() {
                 notes.push(format!(
                     "left out (fewer than {} repetitions): {}",
-                    analysis::MIN_REPETITIONS,
+                    MIN_REPETITIONS,
                     left_out.join(", ")
                 ));
             }
@@ -93,14 +96,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                      nothing to compare the other variants with",
                     found.groups.first().map_or("?", |g| g.label.as_str()),
                     found.experiment.id,
-                    analysis::MIN_REPETITIONS
+                    MIN_REPETITIONS
                 );
             }
             // One value per repetition, always: never per-interval samples for variants.
             (groups, Some(SampleKind::PerRepetition))
         }
         None => (
-            analysis::load_groups(&store, &analysis::parse_groups(&args.runs)?)?,
+            groups::load_groups(&store, &groups::parse_groups(&args.runs)?)?,
             None,
         ),
     };
@@ -119,13 +122,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             ));
         }
     }
-    let Some(outcome) = verdicts::compare_groups(&groups, args.confidence, kind)? else {
+    let Some(outcome) = verdicts::compare_groups(&groups, confidence, kind)? else {
         anyhow::bail!(
             "a comparison needs two groups or more; experiment {} has one variant to compare",
             args.experiment.as_deref().unwrap_or("?")
         );
     };
-    let confidence = linerate_stats::Confidence::new(args.confidence)?;
     let stored = if args.experiment.is_some() {
         profiles::load(&store, &groups)?
     } else {
@@ -145,7 +147,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     if args.json {
-        let mut doc = outcome.json();
+        let mut doc = json::document(&outcome);
         doc["notes"] = serde_json::json!(notes);
         if let Some(c) = &changes {
             doc["profiles"] = serde_json::to_value(c)?;
@@ -154,7 +156,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         let mut text = format!(
             "Compared: {}; values below in {}; Student's t at {}% confidence.\n\n",
-            words::describe(outcome.kind()),
+            outcome.samples(),
             outcome.scale.1,
             outcome.confidence().percent()
         );

@@ -8,9 +8,10 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use linerate_report::ReportInput;
+use linerate_report::groups::{self, Group, MIN_REPETITIONS};
+use linerate_report::verdicts;
 use linerate_store::{RunFilter, RunId};
 
-use super::compare::{analysis, verdicts};
 use super::history::DbArgs;
 use crate::output;
 
@@ -76,14 +77,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         anyhow::bail!("say where to write: -o report.html, --svg DIR or --png DIR");
     }
     let store = args.db.open_existing()?;
+    let confidence = linerate_stats::Confidence::new(args.confidence)
+        .map_err(|e| anyhow::anyhow!("--confidence: {e}"))?;
     let mut kind = None;
     let (groups, title) = if let Some(exp) = &args.experiment {
-        let found = analysis::experiment_groups(&store, exp)?;
+        let found = groups::experiment_groups(&store, exp)?;
         kind = Some(linerate_stats::comparison::SampleKind::PerRepetition);
         if let Some(why) = found.shortfall() {
             crate::output::warn(&format!(
                 "{why}: the report shows the runs, and compares only variants with {} or more",
-                analysis::MIN_REPETITIONS
+                MIN_REPETITIONS
             ));
         }
         let title = match found.experiment.status {
@@ -120,13 +123,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         let ids: Vec<Vec<RunId>> = listed.iter().map(|r| vec![r.id]).collect();
         (
-            analysis::load_groups(&store, &ids)?,
+            groups::load_groups(&store, &ids)?,
             format!("{what} ({})", listed.len()),
         )
     } else {
-        let ids = analysis::parse_groups(&args.runs)?;
+        let ids = groups::parse_groups(&args.runs)?;
         (
-            analysis::load_groups(&store, &ids)?,
+            groups::load_groups(&store, &ids)?,
             "linerate report".to_owned(),
         )
     };
@@ -137,19 +140,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None
     } else if kind.is_some() {
         // An experiment: its variants with enough repetitions, one value per repetition.
-        let comparable: Vec<analysis::Group> = groups
+        let comparable: Vec<Group> = groups
             .iter()
-            .filter(|g| g.runs.len() >= analysis::MIN_REPETITIONS)
+            .filter(|g| g.runs.len() >= MIN_REPETITIONS)
             .cloned()
             .collect();
         match comparable.first() {
             Some(b) if Some(&b.label) == groups.first().map(|g| &g.label) => {
-                verdicts::compare_groups(&comparable, args.confidence, kind)?
+                verdicts::compare_groups(&comparable, confidence, kind)?
             }
             _ => None,
         }
     } else {
-        verdicts::compare_groups(&groups, args.confidence, None)?
+        verdicts::compare_groups(&groups, confidence, None)?
     };
     let comparison_title = match (&args.experiment, groups.first()) {
         (Some(_), Some(base)) => format!("Variants compared with {}", base.label),
@@ -251,7 +254,7 @@ fn now() -> i64 {
 fn profiles_section(
     store: &linerate_store::Store,
     args: &Args,
-    groups: &[analysis::Group],
+    groups: &[Group],
 ) -> anyhow::Result<Option<linerate_report::Profiles>> {
     use crate::cmd::compare::profiles;
     if args.experiment.is_none() {
@@ -275,9 +278,10 @@ fn profiles_section(
     }))
 }
 
-/// A path's history: each run's receiver-side throughput against the hours since the first
-/// run listed (drawn as the sweep chart is).
-fn history(groups: &[analysis::Group]) -> Option<linerate_report::Sweep> {
+/// A path's history: each run's value (in the metric the runs share: receiver-side
+/// throughput unless they are all pps or all rr runs) against the hours since the first run
+/// listed (drawn as the sweep chart is).
+fn history(groups: &[Group]) -> Option<linerate_report::Sweep> {
     let runs: Vec<&linerate_store::RunRecord> = groups
         .iter()
         .flat_map(|g| g.runs.iter().map(|(_, r)| r))
@@ -286,17 +290,21 @@ fn history(groups: &[analysis::Group]) -> Option<linerate_report::Sweep> {
     if runs.len() < 2 {
         return None;
     }
+    let metric = linerate_report::groups::metric(groups);
     let mut points: Vec<linerate_report::SweepPoint> = runs
         .iter()
-        .map(|r| linerate_report::SweepPoint {
-            x: (r.started_at - first) as f64 / 3600.0,
-            mean: r.summary.received_bps,
-            ci: None,
+        .filter_map(|r| {
+            Some(linerate_report::SweepPoint {
+                x: (r.started_at - first) as f64 / 3600.0,
+                mean: metric.value(r).ok().flatten()?,
+                ci: None,
+            })
         })
         .collect();
     points.sort_by(|a, b| a.x.total_cmp(&b.x));
     Some(linerate_report::Sweep {
         label: format!("hours since {}", linerate_report::format::utc(first)),
+        metric,
         series: vec![linerate_report::SweepSeries::single(points)],
     })
 }

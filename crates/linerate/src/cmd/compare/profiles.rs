@@ -9,8 +9,8 @@ use linerate_profile::{Breakdown, Folded};
 use linerate_stats::Confidence;
 use linerate_store::Store;
 
-use super::analysis::Group;
 pub use linerate_profile::variants::{GroupProfiles, VariantChanges, changes};
+use linerate_report::groups::Group;
 
 /// How many changed functions a variant lists in text.
 pub const SHOWN: usize = 8;

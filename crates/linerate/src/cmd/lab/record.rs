@@ -1,12 +1,16 @@
 //! The stored side of `lab run`: the experiment is begun in the store before the first run
 //! (the store hands out its identity, `NAME-N`, and marks it running), every run is stored as
 //! it ends, and at the end it is marked complete, or interrupted when a signal (or an error)
-//! stopped it. What to tell the user about it lives here too: the stored name, the next
-//! commands, and what an interruption kept and how to remove it.
+//! stopped it. Each run goes with the host's snapshot (taken once, when the experiment
+//! begins) and its test bed and measure ([`LabRun`]: topology, links, the emulator that ran,
+//! the tunnel's implementation, the value the lab compared), which reports show. What to tell
+//! the user about it lives here too: the stored name, the next commands, and what an
+//! interruption kept and how to remove it.
 
 use anyhow::Context as _;
 use linerate_lab::experiment::Experiment as LabExperiment;
-use linerate_lab::runner::RunRecord;
+use linerate_lab::runner::{Measure, RunRecord};
+use linerate_report::lab_run::{self, LabRun};
 use linerate_store::{Experiment, ExperimentPlan, ExperimentRef, ExperimentStatus};
 
 use crate::cmd::history::db::{StoreRunArgs, store_measured_run};
@@ -21,6 +25,65 @@ pub struct Recorder {
     /// The store failed: no more runs are stored, the error is reported at the end.
     pub error: Option<anyhow::Error>,
     sweep: Option<linerate_lab::experiment::Sweep>,
+    /// This host's snapshot (JSON), stored with every run.
+    host: Option<serde_json::Value>,
+    /// Each variant's test bed: lab, topology, links.
+    beds: Vec<Bed>,
+}
+
+/// What a variant's lab is, before it runs.
+struct Bed {
+    lab: String,
+    topology: String,
+    links: Vec<String>,
+    workload: String,
+}
+
+impl Bed {
+    fn of(v: &linerate_lab::experiment::Variant) -> Bed {
+        Bed {
+            lab: v.spec.name.to_string(),
+            topology: v.spec.topology.to_string(),
+            links: v
+                .spec
+                .links
+                .iter()
+                .enumerate()
+                .filter_map(|(i, l)| {
+                    let e = l.emulation.as_ref()?;
+                    Some(format!(
+                        "l{i}: mtu {}, fwd {} | rev {}",
+                        l.mtu,
+                        e[0].describe(),
+                        e[1].describe()
+                    ))
+                })
+                .collect(),
+            workload: serde_json::to_value(v.workload.mode)
+                .ok()
+                .and_then(|m| m.as_str().map(str::to_owned))
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The run's lab facts: this bed, the emulator and tunnel that ran, and what it measured.
+    fn lab_run(&self, r: &RunRecord, m: &Measure) -> LabRun {
+        LabRun {
+            lab: self.lab.clone(),
+            topology: self.topology.clone(),
+            emulator: r
+                .emulator
+                .map_or_else(|| "unknown".to_owned(), |e| e.to_string()),
+            links: self.links.clone(),
+            tunnel: r
+                .tunnel
+                .as_ref()
+                .map(|t| format!("{}: {}", t.kind, t.implementation)),
+            workload: self.workload.clone(),
+            value: m.value,
+            unit: m.unit.to_owned(),
+        }
+    }
 }
 
 impl Recorder {
@@ -42,12 +105,22 @@ impl Recorder {
                 )
             })?)
         };
+        // The host does not change during an experiment: one snapshot serves every run (the
+        // store keeps it once, by its hash).
+        let host = experiment.as_ref().and_then(|_| {
+            serde_json::to_value(linerate_probe::HostSnapshot::capture(
+                &linerate_probe::ProbeRoots::live(),
+            ))
+            .ok()
+        });
         Ok(Recorder {
             args: args.clone(),
             experiment,
             stored: 0,
             error: None,
             sweep: exp.sweep.clone(),
+            host,
+            beds: exp.variants.iter().map(Bed::of).collect(),
         })
     }
 
@@ -59,13 +132,30 @@ impl Recorder {
     /// Stores one finished run as a repetition of its variant, with its profile (and the
     /// sampling rate) when it was profiled.
     pub fn record(&mut self, r: &RunRecord, profile: Option<(linerate_profile::Captured, u64)>) {
-        let (Some(exp), Some(doc), None) = (
+        let (Some(exp), Some((m, doc)), None) = (
             &self.experiment,
-            r.measure.as_ref().and_then(|m| m.document.as_ref()),
+            r.measure
+                .as_ref()
+                .and_then(|m| Some((m, m.document.as_ref()?))),
             &self.error,
         ) else {
             return;
         };
+        let mut doc = doc.clone();
+        if let Some(bed) = self.beds.get(r.slot.variant) {
+            match serde_json::to_value(bed.lab_run(r, m)) {
+                Ok(v) => {
+                    doc.linerate
+                        .get_or_insert_with(Default::default)
+                        .extra
+                        .insert(lab_run::KEY.to_owned(), v);
+                }
+                Err(e) => {
+                    self.error = Some(anyhow::Error::new(e).context("the run's lab facts"));
+                    return;
+                }
+            }
+        }
         let experiment = ExperimentRef {
             experiment: exp.id.clone(),
             variant: r.variant.clone(),
@@ -78,7 +168,7 @@ impl Recorder {
                 .and_then(|v| v.parse::<f64>().ok()),
             sweep_label: self.sweep.as_ref().map(|s| s.parameter.clone()),
         };
-        match store_measured_run(&self.args, doc, None, Some(experiment)) {
+        match store_measured_run(&self.args, &doc, self.host.clone(), Some(experiment)) {
             Ok(Some(id)) => {
                 self.stored += 1;
                 if let Some((p, frequency_hz)) = profile {

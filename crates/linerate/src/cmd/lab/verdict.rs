@@ -14,6 +14,15 @@ fn signed_with_error(value: f64, error: Option<f64>, unit: &str) -> String {
     let prefix = Prefix::largest_si(scale);
     let sign = if value < 0.0 { "-" } else { "+" };
     let digits = Digits::Decimals(1);
+    if unit == "transaction/s" {
+        // No human unit of its own: the report's scale and label (`k transactions/s`).
+        let (div, label) = linerate_report::Unit::TransactionRate.axis(scale);
+        let n = |x: f64| number(x / div, digits);
+        return match error {
+            Some(e) => format!("{sign}{} ± {} {label}", n(value.abs()), n(e)),
+            None => format!("{sign}{} {label}", n(value.abs())),
+        };
+    }
     let shown = |x: f64| match unit {
         "bit/s" => BitRate::from_bps_f64(x)
             .human()
@@ -91,6 +100,16 @@ mod tests {
             Confidence::P95,
         );
         let text = line("default", 7, &TestOutcome::StudentT(same), "bit/s");
+        let rr = compare(
+            &Summary::of(&[12_000.0, 12_100.0, 11_900.0]),
+            &Summary::of(&[13_000.0, 13_050.0, 12_950.0]),
+            Confidence::P95,
+        );
+        let rr = line("rr", 2, &TestOutcome::StudentT(rr), "transaction/s");
+        assert!(
+            rr.starts_with("rr  +1.0 ± 0.2 k transactions/s  (+8.3 % ± "),
+            "{rr}"
+        );
         assert!(text.ends_with("no difference proven at 95 %"), "{text}");
         assert!(
             !text.contains("e+0") && !text.contains("e-0"),

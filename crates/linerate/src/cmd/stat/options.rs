@@ -71,6 +71,7 @@ impl Settings {
                 quiet: args.quiet,
                 confidence,
                 test: args.test.into(),
+                t_source: linerate_stats::TSource::MinistatTable,
             },
         })
     }

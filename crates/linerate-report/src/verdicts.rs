@@ -1,66 +1,86 @@
 //! The comparison itself, through linerate-stats' comparison engine: each data set against
-//! the first (the baseline), Student's t at the confidence asked for with ministat's table
-//! where it has the level (so the numbers agree with ministat digit for digit), and the
-//! engine's results rendered for `compare` (text, JSON) and `report`.
+//! the first (the baseline), Student's t at the confidence asked for with the exact quantile
+//! (as `lab run`, so the same runs get the same digits from both; ministat's table is for
+//! `linerate stat` only), in the runs' metric, and the engine's results rendered for `compare`
+//! (text) and `report`.
 
-use linerate_report::format::rate_scale;
-use linerate_stats::comparison::{self, Analysis, Options, SampleKind, TestOutcome};
+use linerate_stats::comparison::{self, Analysis, Options, SampleKind};
 use linerate_stats::ministat::{self, Dataset};
-use linerate_stats::{Confidence, Sample, Summary, TSource};
+use linerate_stats::{Confidence, Sample, Summary};
 use linerate_store::RunId;
 
-use super::analysis::{self, Group};
-use super::words;
+use crate::chart::{Bar, SweepPoint, SweepSeries};
+use crate::groups::{self, Group, GroupError};
+use crate::html::{Comparison, Sweep};
+use crate::metric::Metric;
+use crate::words;
+
+/// Why a comparison could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum VerdictError {
+    /// The groups' values could not be read.
+    #[error(transparent)]
+    Groups(#[from] GroupError),
+    /// A set without samples.
+    #[error("{label} has no {quantity} samples to compare (no intervals outside the warm-up)")]
+    NoSamples {
+        /// The set.
+        label: String,
+        /// The metric's quantity.
+        quantity: &'static str,
+    },
+}
 
 /// The whole comparison.
 #[derive(Debug, Clone)]
 pub struct Outcome {
     /// The engine's analysis: sets, verdicts against the first, warnings.
     pub analysis: Analysis,
+    /// What the values are.
+    pub metric: Metric,
     /// The runs of each set.
     pub runs: Vec<Vec<RunId>>,
     /// The sweep value of each set.
     pub sweep: Vec<Option<f64>>,
     /// Display scale: divisor and unit for the values.
     pub scale: (f64, &'static str),
-    /// ministat's output over the scaled values.
+    /// ministat's output over the scaled values (its verdicts with the exact quantile too).
     pub ministat: String,
 }
 
-/// Compares every group with the first. `None` with fewer than two groups. `kind` chooses the
-/// samples; `None` lets the groups decide (single runs per interval, groups per repetition).
-/// An experiment's variants are always compared per repetition: interval samples are
-/// autocorrelated and never prove a difference between variants.
+/// Compares every group with the first, in the metric the groups' runs share. `None` with
+/// fewer than two groups. `kind` chooses the samples; `None` lets the groups decide (single
+/// runs per interval, groups per repetition). An experiment's variants are always compared
+/// per repetition: interval samples are autocorrelated and never prove a difference between
+/// variants.
+///
+/// # Errors
+/// A run without a value in the metric, or a set without samples.
 pub fn compare_groups(
     groups: &[Group],
-    confidence: f64,
+    confidence: Confidence,
     kind: Option<SampleKind>,
-) -> anyhow::Result<Option<Outcome>> {
+) -> Result<Option<Outcome>, VerdictError> {
     if groups.len() < 2 {
         return Ok(None);
     }
-    let confidence =
-        Confidence::new(confidence).map_err(|e| anyhow::anyhow!("--confidence: {e}"))?;
-    let options = Options {
-        confidence,
-        test: comparison::Test::StudentT,
-        t_source: TSource::MinistatTable,
-    };
-    let engine_groups = analysis::engine_groups(groups);
+    let options = Options::student_t(confidence);
+    let metric = groups::metric(groups);
+    let engine_groups = groups::engine_groups(groups, metric)?;
     let kind = kind.unwrap_or_else(|| SampleKind::for_groups(&engine_groups));
     let analysis = comparison::analyse(&engine_groups, kind, &options);
     if let Some(empty) = analysis.sets.iter().find(|s| s.values.is_empty()) {
-        anyhow::bail!(
-            "{} has no throughput samples to compare (no intervals outside the warm-up)",
-            empty.label
-        );
+        return Err(VerdictError::NoSamples {
+            label: empty.label.clone(),
+            quantity: metric.quantity(),
+        });
     }
     let max = analysis
         .sets
         .iter()
         .flat_map(|s| s.values.iter().copied())
         .fold(0.0_f64, f64::max);
-    let scale = rate_scale(max);
+    let scale = metric.unit().axis(max);
     let samples: Vec<Sample> = analysis
         .sets
         .iter()
@@ -80,6 +100,7 @@ pub fn compare_groups(
         &ministat::Options {
             confidence,
             test: options.test,
+            t_source: options.t_source,
             ..ministat::Options::default()
         },
     );
@@ -93,6 +114,7 @@ pub fn compare_groups(
             .map(|g| g.sweep.as_ref().map(|s| s.0))
             .collect(),
         analysis,
+        metric,
         scale,
         ministat,
     }))
@@ -114,25 +136,31 @@ impl Outcome {
         self.analysis.warnings.iter().map(words::warning).collect()
     }
 
+    /// Which samples were compared, in words.
+    pub fn samples(&self) -> String {
+        words::describe(self.kind(), self.metric)
+    }
+
     /// The report's comparison section.
-    pub fn for_report(&self, title: &str) -> linerate_report::Comparison {
+    pub fn for_report(&self, title: &str) -> Comparison {
         let mut verdicts = self.ministat.clone();
         verdicts.push('\n');
         verdicts.push_str(&self.differences());
-        linerate_report::Comparison {
+        Comparison {
             title: title.to_owned(),
             samples: format!(
                 "{}. Student's t at {}% confidence; the ministat table below is in {}.",
-                words::describe(self.kind()),
+                self.samples(),
                 self.confidence().percent(),
                 self.scale.1
             ),
             confidence: self.confidence().percent(),
+            metric: self.metric,
             bars: self
                 .analysis
                 .sets
                 .iter()
-                .map(|s| linerate_report::Bar {
+                .map(|s| Bar {
                     label: s.label.clone(),
                     mean: s.summary.mean,
                     ci: s.ci,
@@ -176,87 +204,6 @@ impl Outcome {
         out
     }
 
-    /// The JSON document (schema `linerate.compare/1`), values in bits/s.
-    pub fn json(&self) -> serde_json::Value {
-        let finite = |v: f64| v.is_finite().then_some(v);
-        let sets: Vec<serde_json::Value> = self
-            .analysis
-            .sets
-            .iter()
-            .zip(self.runs.iter().zip(&self.sweep))
-            .map(|(s, (runs, sweep))| {
-                serde_json::json!({
-                    "label": s.label,
-                    "runs": runs,
-                    "n": s.summary.n,
-                    "min": finite(s.summary.min),
-                    "max": finite(s.summary.max),
-                    "median": finite(s.summary.median),
-                    "mean": finite(s.summary.mean),
-                    "stddev": finite(s.summary.stddev),
-                    "ci_low": s.ci.map(|c| c.0),
-                    "ci_high": s.ci.map(|c| c.1),
-                    "lag1_autocorrelation": s.lag1,
-                    "sweep_value": sweep,
-                })
-            })
-            .collect();
-        let labels = |v: &comparison::Verdict| {
-            let sets = &self.analysis.sets;
-            (sets[v.baseline].label.clone(), sets[v.other].label.clone())
-        };
-        let comparisons: Vec<serde_json::Value> = self
-            .analysis
-            .verdicts
-            .iter()
-            .map(|v| {
-                let (baseline, other) = labels(v);
-                match &v.outcome {
-                    TestOutcome::StudentT(c) => serde_json::json!({
-                        "baseline": baseline,
-                        "other": other,
-                        "test": "student-t",
-                        "t_source": c.t_source,
-                        "df": c.df,
-                        "t": finite(c.t),
-                        "difference": finite(c.difference),
-                        "error": finite(c.error),
-                        "ci_low": finite(c.difference - c.error),
-                        "ci_high": finite(c.difference + c.error),
-                        "percent": finite(c.percent),
-                        "percent_error": finite(c.percent_error),
-                        "pooled_sd": finite(c.pooled_sd),
-                        "significant": c.significant,
-                        "verdict": c.verdict(),
-                    }),
-                    TestOutcome::MannWhitney(m) => serde_json::json!({
-                        "baseline": baseline,
-                        "other": other,
-                        "test": "mann-whitney",
-                        "u": finite(m.u),
-                        "z": finite(m.z),
-                        "p_value": finite(m.p_value),
-                        "p_method": m.method,
-                        "difference": finite(m.median_difference),
-                        "percent": finite(m.median_percent),
-                        "significant": m.significant,
-                        "verdict": m.verdict(),
-                    }),
-                }
-            })
-            .collect();
-        serde_json::json!({
-            "schema": "linerate.compare/1",
-            "samples": self.kind(),
-            "samples_description": words::describe(self.kind()),
-            "confidence": self.confidence().percent(),
-            "unit": "bit/s",
-            "sets": sets,
-            "comparisons": comparisons,
-            "warnings": self.warnings(),
-        })
-    }
-
     /// Whether any set differs from the baseline.
     pub fn any_difference(&self) -> bool {
         self.analysis.any_difference()
@@ -266,17 +213,24 @@ impl Outcome {
 /// The sweep curves of an experiment whose variants carry numeric sweep values, with the
 /// confidence interval of each mean: one curve, or for a grid sweep (`lab run` names its
 /// variants `BASE PARAMETER=VALUE`, e.g. tun-mtu × cipher) one curve per base variant.
-pub fn sweep(groups: &[Group], outcome: Option<&Outcome>) -> Option<linerate_report::Sweep> {
+/// The curves are in the metric the runs share; a run without a value in it is left out of
+/// its variant's mean.
+pub fn sweep(groups: &[Group], outcome: Option<&Outcome>) -> Option<Sweep> {
+    let metric = outcome.map_or_else(|| groups::metric(groups), |o| o.metric);
     let mut label = None;
-    let mut series: Vec<linerate_report::SweepSeries> = Vec::new();
+    let mut series: Vec<SweepSeries> = Vec::new();
     for g in groups {
         let (x, l) = g.sweep.clone()?;
-        let values: Vec<f64> = g.runs.iter().map(|(_, r)| r.summary.received_bps).collect();
+        let values: Vec<f64> = g
+            .runs
+            .iter()
+            .filter_map(|(_, r)| metric.value(r).ok().flatten())
+            .collect();
         let summary = Summary::of(&values);
         let ci = outcome
             .and_then(|o| o.analysis.sets.iter().find(|s| s.label == g.label))
             .and_then(|s| s.ci);
-        let point = linerate_report::SweepPoint {
+        let point = SweepPoint {
             x,
             mean: summary.mean,
             ci,
@@ -285,7 +239,7 @@ pub fn sweep(groups: &[Group], outcome: Option<&Outcome>) -> Option<linerate_rep
         label.get_or_insert(l);
         match series.iter_mut().find(|s| s.name == base) {
             Some(s) => s.points.push(point),
-            None => series.push(linerate_report::SweepSeries {
+            None => series.push(SweepSeries {
                 name: base.to_owned(),
                 points: vec![point],
             }),
@@ -301,8 +255,9 @@ pub fn sweep(groups: &[Group], outcome: Option<&Outcome>) -> Option<linerate_rep
         }
     }
     let points: usize = series.iter().map(|s| s.points.len()).sum();
-    (points >= 2).then(|| linerate_report::Sweep {
+    (points >= 2).then(|| Sweep {
         label: label.unwrap_or_default(),
+        metric,
         series,
     })
 }

@@ -9,7 +9,7 @@
 /// Formats `value` like C's `%.{precision}g`.
 ///
 /// ```
-/// use linerate_stats::cfmt::format_g;
+/// use linerate_stats::printf::format_g;
 /// assert_eq!(format_g(2.4, 6), "2.4");
 /// assert_eq!(format_g(1963.6257, 6), "1963.63");
 /// assert_eq!(format_g(0.000012345, 6), "1.2345e-05");

@@ -1,13 +1,71 @@
-//! Which stored runs form the groups a comparison uses (shared by `compare` and `report`),
-//! and their values for the comparison engine in linerate-stats, which chooses the samples:
-//! single runs on their **per-interval throughput**, repeated runs (an experiment's variants,
-//! or ids joined by commas) on **one value per repetition**.
+//! Which stored runs form the groups a comparison uses (`compare`, `report`), and their values
+//! for the comparison engine in linerate-stats, which chooses the samples: single runs on
+//! their **per-interval** values, repeated runs (an experiment's variants, or ids joined by
+//! commas) on **one value per repetition**; both in the runs' [`Metric`].
+//!
+//! Only store queries and the engine's input: it lives beside the report (not in the store)
+//! because it speaks the comparison engine's types and the metrics' reading of a run.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
-use anyhow::Context;
 use linerate_stats::comparison;
-use linerate_store::{Experiment, ExperimentStatus, RunId, RunRecord, Store};
+use linerate_store::{Experiment, ExperimentStatus, RunId, RunRecord, Store, StoreError};
+
+use crate::lab_run::LabRunError;
+use crate::metric::Metric;
+
+/// Why the groups could not be formed.
+#[derive(Debug, thiserror::Error)]
+pub enum GroupError {
+    /// An argument that is not a run id.
+    #[error("{0}")]
+    NotARun(String),
+    /// An argument with no id in it (`,`).
+    #[error("`{0}` names no run")]
+    Empty(String),
+    /// The store failed (or has no such run).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A run of an experiment could not be read.
+    #[error("reading run {id} of experiment {experiment}: {source}")]
+    ExperimentRun {
+        /// The run.
+        id: RunId,
+        /// The experiment.
+        experiment: String,
+        /// What the store said.
+        source: StoreError,
+    },
+    /// The experiment has no runs.
+    #[error("experiment {experiment} has no stored runs ({status}, in {})", database.display())]
+    NoRuns {
+        /// The experiment.
+        experiment: String,
+        /// Its status.
+        status: ExperimentStatus,
+        /// The database.
+        database: PathBuf,
+    },
+    /// A run's stored value does not read.
+    #[error("run {id}: {source}")]
+    Value {
+        /// The run.
+        id: RunId,
+        /// What is wrong with it.
+        source: LabRunError,
+    },
+    /// A run without a value in the comparison's metric.
+    #[error("run {id} ({mode}) has no {quantity} to compare")]
+    NoValue {
+        /// The run.
+        id: RunId,
+        /// Its mode.
+        mode: String,
+        /// The metric's quantity.
+        quantity: &'static str,
+    },
+}
 
 /// A group of runs compared as one data set: one run, or the repetitions of one variant.
 #[derive(Debug, Clone)]
@@ -21,19 +79,19 @@ pub struct Group {
 }
 
 /// Parses `1 2 3` or `1,2,3 4,5,6` into groups of run ids.
-pub fn parse_groups(args: &[String]) -> anyhow::Result<Vec<Vec<RunId>>> {
+///
+/// # Errors
+/// An argument that is not a run id, or names none.
+pub fn parse_groups(args: &[String]) -> Result<Vec<Vec<RunId>>, GroupError> {
     let mut groups = Vec::new();
     for arg in args {
         let mut group = Vec::new();
         for part in arg.split(',').filter(|p| !p.trim().is_empty()) {
-            let id: RunId = part
-                .trim()
-                .parse()
-                .map_err(|e: String| anyhow::anyhow!("{e}"))?;
+            let id: RunId = part.trim().parse().map_err(GroupError::NotARun)?;
             group.push(id);
         }
         if group.is_empty() {
-            anyhow::bail!("`{arg}` names no run");
+            return Err(GroupError::Empty(arg.clone()));
         }
         groups.push(group);
     }
@@ -41,13 +99,16 @@ pub fn parse_groups(args: &[String]) -> anyhow::Result<Vec<Vec<RunId>>> {
 }
 
 /// Loads the runs of each group.
-pub fn load_groups(store: &Store, ids: &[Vec<RunId>]) -> anyhow::Result<Vec<Group>> {
+///
+/// # Errors
+/// A run the store does not have, or a failing store.
+pub fn load_groups(store: &Store, ids: &[Vec<RunId>]) -> Result<Vec<Group>, GroupError> {
     ids.iter()
         .map(|group| {
             let runs = group
                 .iter()
                 .map(|&id| Ok((id, store.run(id)?)))
-                .collect::<anyhow::Result<Vec<_>>>()?;
+                .collect::<Result<Vec<_>, GroupError>>()?;
             let label = if group.len() == 1 {
                 format!("run {}", group[0])
             } else {
@@ -91,7 +152,7 @@ impl ExperimentGroups {
                 running_why(e)
             )),
             ExperimentStatus::Interrupted => {
-                why.push(format!("experiment {} was interrupted{planned}", e.id))
+                why.push(format!("experiment {} was interrupted{planned}", e.id));
             }
             ExperimentStatus::Complete | ExperimentStatus::Unknown => {}
         }
@@ -147,25 +208,30 @@ fn running_why(e: &Experiment) -> String {
 }
 
 /// An experiment's runs grouped by variant, in the order the variants were first measured
-/// (a variant named `baseline` goes first: it is what the others are compared with).
-/// `wanted` is a name (its newest instance), an id or `NAME-N`.
-pub fn experiment_groups(store: &Store, wanted: &str) -> anyhow::Result<ExperimentGroups> {
+/// (the plan's first variant, else one named `baseline`, goes first: it is what the others
+/// are compared with). `wanted` is a name (its newest instance), an id or `NAME-N`.
+///
+/// # Errors
+/// No such experiment, one without runs, or a failing store.
+pub fn experiment_groups(store: &Store, wanted: &str) -> Result<ExperimentGroups, GroupError> {
     let found = store.resolve_experiment(wanted)?;
     let experiment = found.id.as_str();
     let ids = store.experiment_run_ids(experiment)?;
     if ids.is_empty() {
-        anyhow::bail!(
-            "experiment {experiment} has no stored runs ({}, in {})",
-            found.status,
-            store.path().display()
-        );
+        return Err(GroupError::NoRuns {
+            experiment: experiment.to_owned(),
+            status: found.status,
+            database: store.path().to_owned(),
+        });
     }
     let mut order: Vec<String> = Vec::new();
     let mut by_variant: BTreeMap<String, Group> = BTreeMap::new();
     for id in ids {
-        let run = store
-            .run(id)
-            .with_context(|| format!("reading run {id} of experiment {experiment}"))?;
+        let run = store.run(id).map_err(|source| GroupError::ExperimentRun {
+            id,
+            experiment: experiment.to_owned(),
+            source,
+        })?;
         let Some(exp) = run.experiment.clone() else {
             continue;
         };
@@ -202,27 +268,47 @@ pub fn experiment_groups(store: &Store, wanted: &str) -> anyhow::Result<Experime
     })
 }
 
-/// The groups as the comparison engine sees them: each run's receiver-side throughput over
-/// the whole test, its per-interval throughput (the forward-direction sum, omitted warm-up
-/// excluded) and which test measured it.
-pub fn engine_groups(groups: &[Group]) -> Vec<comparison::Group> {
+/// The metric the groups' runs share (throughput when they differ).
+pub fn metric(groups: &[Group]) -> Metric {
+    Metric::of_runs(groups.iter().flat_map(|g| g.runs.iter().map(|(_, r)| r)))
+}
+
+/// The groups as the comparison engine sees them, in `metric`: each run's value over the
+/// whole test, its values interval by interval (forward direction, warm-up excluded) and
+/// which test measured it.
+///
+/// # Errors
+/// A run without a value in `metric`, or whose stored lab facts do not read.
+pub fn engine_groups(
+    groups: &[Group],
+    metric: Metric,
+) -> Result<Vec<comparison::Group>, GroupError> {
     groups
         .iter()
-        .map(|g| comparison::Group {
-            label: g.label.clone(),
-            repetitions: g
+        .map(|g| {
+            let repetitions = g
                 .runs
                 .iter()
-                .map(|(_, r)| comparison::Repetition {
-                    value: r.summary.received_bps,
-                    intervals: r
-                        .throughput_series()
-                        .iter()
-                        .map(|s| s.bits_per_second)
-                        .collect(),
-                    test: Some(format!("{} {}", r.mode, r.direction.as_str())),
+                .map(|(id, r)| {
+                    let value = metric
+                        .value(r)
+                        .map_err(|source| GroupError::Value { id: *id, source })?
+                        .ok_or_else(|| GroupError::NoValue {
+                            id: *id,
+                            mode: r.mode.clone(),
+                            quantity: metric.quantity(),
+                        })?;
+                    Ok(comparison::Repetition {
+                        value,
+                        intervals: metric.series(r).iter().map(|s| s.value).collect(),
+                        test: Some(format!("{} {}", r.mode, r.direction.as_str())),
+                    })
                 })
-                .collect(),
+                .collect::<Result<Vec<_>, GroupError>>()?;
+            Ok(comparison::Group {
+                label: g.label.clone(),
+                repetitions,
+            })
         })
         .collect()
 }
@@ -237,5 +323,9 @@ mod tests {
         assert_eq!(g, vec![vec![RunId(1), RunId(2), RunId(3)], vec![RunId(4)]]);
         assert!(parse_groups(&["x".into()]).is_err());
         assert!(parse_groups(&["0".into()]).is_err());
+        assert_eq!(
+            parse_groups(&[",".into()]).err().map(|e| e.to_string()),
+            Some("`,` names no run".into())
+        );
     }
 }

@@ -1,12 +1,16 @@
-//! The two-sample comparison ministat makes: Student's t test with pooled variance, the
-//! difference of means with its confidence interval, and the same as a percentage of the
-//! baseline mean with current FreeBSD's ratio-aware relative error.
+//! ministat's two-sample t test: Student's t with pooled variance, the difference of means
+//! with its confidence interval, and the same as a percentage of the baseline mean with
+//! current FreeBSD's ratio-aware relative error.
+//!
+//! The critical t is the exact quantile ([`compare`], what linerate's comparisons use at any
+//! confidence level) or ministat's printed table ([`compare_ministat`], only where the output
+//! must be ministat's digit for digit: `linerate stat`).
 #![deny(missing_docs)]
 
 use serde::{Deserialize, Serialize};
 
 use crate::StatsError;
-use crate::cfmt::{format_f, format_g};
+use crate::printf::{format_f, format_g};
 use crate::student::Confidence;
 use crate::summary::Summary;
 use crate::ttable::ministat_t;

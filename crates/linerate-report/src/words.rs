@@ -3,15 +3,13 @@
 
 use linerate_stats::comparison::{SampleKind, Warning};
 
-/// Says which samples were compared.
-pub fn describe(kind: SampleKind) -> &'static str {
+use crate::metric::Metric;
+
+/// Says which samples were compared, in `metric`.
+pub fn describe(kind: SampleKind, metric: Metric) -> String {
     match kind {
-        SampleKind::PerInterval => {
-            "per-interval throughput of each run (the sum over streams for every reporting interval, warm-up excluded)"
-        }
-        SampleKind::PerRepetition => {
-            "one value per repetition: each run's receiver-side throughput over the whole test"
-        }
+        SampleKind::PerInterval => metric.interval_value().to_owned(),
+        SampleKind::PerRepetition => format!("one value per repetition: {}", metric.run_value()),
     }
 }
 
@@ -50,6 +48,22 @@ pub fn warning(w: &Warning) -> String {
 mod tests {
     use super::*;
     use linerate_stats::comparison::SetSize;
+
+    #[test]
+    fn throughput_samples_read_as_before() {
+        assert_eq!(
+            describe(SampleKind::PerInterval, Metric::Throughput),
+            "per-interval throughput of each run (the sum over streams for every reporting interval, warm-up excluded)"
+        );
+        assert_eq!(
+            describe(SampleKind::PerRepetition, Metric::Throughput),
+            "one value per repetition: each run's receiver-side throughput over the whole test"
+        );
+        assert_eq!(
+            describe(SampleKind::PerRepetition, Metric::Transactions),
+            "one value per repetition: each run's transactions per second over the whole test"
+        );
+    }
 
     #[test]
     fn warnings_read_as_before() {
