@@ -7,6 +7,7 @@
 //!   the document.
 //! - [`schema`]: tables and forward migrations (`user_version` is the schema version).
 //! - [`Store`]: open (validate, migrate, WAL), insert in one transaction, query.
+//! - [`rfc2544`]: RFC 2544 results (one run per frame size) as they are stored and read back.
 //! - [`experiment`]: experiments by name and instance, with their plan and status (running,
 //!   complete, interrupted), started and finished through the [`Store`].
 //!
@@ -28,6 +29,7 @@
 pub mod experiment;
 pub mod iperf3;
 pub mod record;
+pub mod rfc2544;
 pub mod schema;
 mod store;
 

@@ -6,7 +6,7 @@
 
 use anyhow::Context as _;
 use linerate_lab::experiment::Experiment as LabExperiment;
-use linerate_lab::runner::RunRecord;
+use linerate_lab::runner::{RunDocument, RunRecord};
 use linerate_store::{Experiment, ExperimentPlan, ExperimentRef, ExperimentStatus};
 
 use crate::cmd::history::db::{StoreRunArgs, store_measured_run};
@@ -82,7 +82,13 @@ impl Recorder {
                 .and_then(|v| v.parse::<f64>().ok()),
             sweep_label: self.sweep.as_ref().map(|s| s.parameter.clone()),
         };
-        match store_measured_run(&self.args, doc, None, Some(experiment)) {
+        let stored = match doc {
+            RunDocument::Iperf3(doc) => store_measured_run(&self.args, doc, None, Some(experiment)),
+            RunDocument::Rfc2544(doc) => {
+                super::rfc2544::store::store_run(&self.args, doc, experiment)
+            }
+        };
+        match stored {
             Ok(Some(id)) => {
                 self.stored += 1;
                 if let Some((p, frequency_hz)) = profile {
