@@ -15,10 +15,10 @@ use crate::format::rate_scale;
 use linerate_store::{Direction, Latency, RunRecord};
 
 mod distribution;
-mod frames;
+pub(crate) mod frames;
 
 pub use distribution::{DistributionBin, DistributionSeries, distribution};
-pub use frames::{FramePoint, ndr_pdr};
+pub use frames::{FramePoint, ndr_bars, ndr_pdr};
 
 /// One chart: a name for files (`run-3-throughput`) and its SVG text.
 #[derive(Debug, Clone)]
@@ -502,6 +502,20 @@ pub fn bars(
     title: &str,
     confidence: Option<f64>,
 ) -> Result<Chart, ReportError> {
+    bars_in(bars, name, title, confidence, ("throughput", rate_scale))
+}
+
+/// The `(divisor, unit)` that suits an axis whose largest value is given.
+pub(crate) type Scale = fn(f64) -> (f64, &'static str);
+
+/// [`bars`] of `quantity`, scaled by its `(divisor, unit)` for the largest value.
+pub(crate) fn bars_in(
+    bars: &[Bar],
+    name: &str,
+    title: &str,
+    confidence: Option<f64>,
+    (quantity, scale): (&str, Scale),
+) -> Result<Chart, ReportError> {
     if bars.is_empty() {
         return Err(ReportError::NoData(format!("{title}: nothing to compare")));
     }
@@ -509,15 +523,15 @@ pub fn bars(
         .iter()
         .map(|b| b.ci.map_or(b.mean, |c| c.1.max(b.mean)))
         .fold(0.0_f64, f64::max);
-    let (div, unit) = rate_scale(max);
+    let (div, unit) = scale(max);
     let labels: Vec<String> = bars.iter().map(|b| shorten(&b.label, 28)).collect();
     let label_width = labels.iter().map(|l| text_width(l, 15)).max().unwrap_or(60) + 10;
     let n = bars.len();
     let height = u32::try_from(110 + 44 * n).unwrap_or(2000).min(2000);
     let top = if max > 0.0 { max / div * 1.15 } else { 1.0 };
     let x_desc = match confidence {
-        Some(c) => format!("mean throughput ({unit}); whiskers: {c}% confidence interval"),
-        None => format!("mean throughput ({unit})"),
+        Some(c) => format!("mean {quantity} ({unit}); whiskers: {c}% confidence interval"),
+        None => format!("mean {quantity} ({unit})"),
     };
     #[allow(clippy::cast_precision_loss)]
     let rows = n as f64;

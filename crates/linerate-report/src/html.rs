@@ -22,6 +22,8 @@ pub struct Comparison {
     pub confidence: f64,
     /// One bar per variant or run, baseline first.
     pub bars: Vec<Bar>,
+    /// The values are RFC 2544 NDRs in frames/s (else bit rates).
+    pub frames: bool,
     /// The verdict text (ministat-style), shown verbatim.
     pub verdicts: String,
     /// Warnings (autocorrelation, too few samples).
@@ -62,8 +64,6 @@ pub struct ReportInput {
     pub comparison: Option<Comparison>,
     /// A sweep curve, when the experiment sweeps a numeric parameter.
     pub sweep: Option<Sweep>,
-    /// RFC 2544 results (`lab rfc2544`): NDR and PDR per frame size.
-    pub rfc2544: Vec<chart::FramePoint>,
     /// Per-run charts for at most this many runs (0: no limit).
     pub max_run_charts: usize,
     /// CPU profiles, when the runs were profiled.
@@ -97,7 +97,17 @@ pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
             .map(|d| format!(" from <code>{}</code>", esc(d)))
             .unwrap_or_default()
     );
-    body.push_str(&summary_table(&input.runs));
+    // RFC 2544 runs have their own section (frames/s, no interval samples, no peer): the
+    // generic run tables and charts are for the others.
+    let runs: Vec<(RunId, RunRecord)> = input
+        .runs
+        .iter()
+        .filter(|(_, r)| !crate::rfc2544::is_rfc2544(r))
+        .cloned()
+        .collect();
+    if !runs.is_empty() {
+        body.push_str(&summary_table(&runs));
+    }
 
     if let Some(c) = &input.comparison {
         let _ = writeln!(body, "<section><h2>{}</h2>", esc(&c.title));
@@ -106,7 +116,11 @@ pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
             let _ = writeln!(body, "<p class=\"warn\">⚠ {}</p>", esc(w));
         }
         if !c.bars.is_empty() {
-            let chart = chart::bars(&c.bars, "comparison", &c.title, Some(c.confidence));
+            let chart = if c.frames {
+                chart::ndr_bars(&c.bars, "comparison", &c.title, Some(c.confidence))
+            } else {
+                chart::bars(&c.bars, "comparison", &c.title, Some(c.confidence))
+            };
             place(chart, &mut body, &mut charts)?;
         }
         if !c.verdicts.trim().is_empty() {
@@ -131,19 +145,11 @@ pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
         body.push_str("</section>\n");
     }
 
-    if !input.rfc2544.is_empty() {
-        body.push_str("<section><h2>RFC 2544 throughput</h2>\n");
-        if input.rfc2544.iter().any(|p| p.generator_bound) {
-            body.push_str(
-                "<p class=\"warn\">⚠ (!) generator-bound: the generator, not the DUT, set these \
-                 results (NDR within 10 % of the generator's own ceiling, or the load above NDR \
-                 failed only because the generator could not send it).</p>\n",
-            );
-        }
-        let chart = chart::ndr_pdr(&input.rfc2544, "rfc2544", "NDR and PDR against frame size");
-        place(chart, &mut body, &mut charts)?;
-        body.push_str("</section>\n");
-    }
+    body.push_str(&crate::rfc2544::section(
+        &input.runs,
+        &mut |chart, html| place(chart, html, &mut charts),
+        esc,
+    )?);
 
     if let Some(p) = &input.profiles {
         body.push_str("<section><h2>Where the CPU time went</h2>\n");
@@ -161,8 +167,11 @@ pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
         body.push_str("</section>\n");
     }
 
-    body.push_str(&variant_overlays(&input.runs, &mut charts)?);
-    body.push_str("<section><h2>Runs</h2>\n");
+    body.push_str(&variant_overlays(&runs, &mut charts)?);
+    let n = runs.len();
+    if n > 0 {
+        body.push_str("<section><h2>Runs</h2>\n");
+    }
     let limit = if input.max_run_charts == 0 {
         n
     } else {
@@ -174,7 +183,7 @@ pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
             "<p class=\"note\">Charts for the first {limit} of {n} runs (the table above has them all).</p>"
         );
     }
-    for (id, run) in input.runs.iter().take(limit) {
+    for (id, run) in runs.iter().take(limit) {
         let _ = writeln!(
             body,
             "<h3 id=\"run-{id}\">Run {id}</h3>\n<p class=\"note\">{}</p>",
@@ -195,7 +204,9 @@ pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
             place(latency, &mut body, &mut charts)?;
         }
     }
-    body.push_str("</section>\n");
+    if n > 0 {
+        body.push_str("</section>\n");
+    }
     body.push_str(&host_facts(&input.runs));
 
     let html = format!(

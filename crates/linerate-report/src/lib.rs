@@ -7,6 +7,7 @@
 //!   confidence intervals, sweep curves, response-time distributions (one, or two overlaid)
 //!   — as SVG, drawn with plotters.
 //! - [`png`]: the same charts as PNG (rendered from the SVG by resvg).
+//! - [`rfc2544`]: RFC 2544 runs (NDR and PDR in frames/s, latency, generator-bound marks).
 //! - [`html`]: one HTML file with inline SVG and CSS, no scripts, no external resources (a
 //!   Content-Security-Policy forbids every fetch).
 //! - [`format`](mod@format): dates, and the digits stored-run tables print rates and sizes
@@ -20,6 +21,7 @@ pub mod flame;
 pub mod format;
 pub mod html;
 pub mod png;
+pub mod rfc2544;
 
 pub use chart::{Bar, Chart, SweepPoint, SweepSeries};
 pub use flame::FlameGraph;

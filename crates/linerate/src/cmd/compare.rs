@@ -154,7 +154,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         let mut text = format!(
             "Compared: {}; values below in {}; Student's t at {}% confidence.\n\n",
-            words::describe(outcome.kind()),
+            outcome.describe(),
             outcome.scale.1,
             outcome.confidence().percent()
         );

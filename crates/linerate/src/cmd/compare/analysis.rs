@@ -214,7 +214,8 @@ pub fn engine_groups(groups: &[Group]) -> Vec<comparison::Group> {
                 .runs
                 .iter()
                 .map(|(_, r)| comparison::Repetition {
-                    value: r.summary.received_bps,
+                    // An RFC 2544 run is valued by its NDR (frames/s).
+                    value: linerate_report::rfc2544::ndr(r).unwrap_or(r.summary.received_bps),
                     intervals: r
                         .throughput_series()
                         .iter()

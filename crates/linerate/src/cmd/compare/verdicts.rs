@@ -25,6 +25,8 @@ pub struct Outcome {
     pub scale: (f64, &'static str),
     /// ministat's output over the scaled values.
     pub ministat: String,
+    /// The values are RFC 2544 NDRs, frames/s (else bit/s).
+    pub frames: bool,
 }
 
 /// Compares every group with the first. `None` with fewer than two groups. `kind` chooses the
@@ -60,7 +62,12 @@ pub fn compare_groups(
         .iter()
         .flat_map(|s| s.values.iter().copied())
         .fold(0.0_f64, f64::max);
-    let scale = rate_scale(max);
+    let frames = rfc2544_groups(groups);
+    let scale = if frames {
+        linerate_report::rfc2544::scale(max)
+    } else {
+        rate_scale(max)
+    };
     let samples: Vec<Sample> = analysis
         .sets
         .iter()
@@ -95,7 +102,14 @@ pub fn compare_groups(
         analysis,
         scale,
         ministat,
+        frames,
     }))
+}
+
+/// Whether every run of the groups is an RFC 2544 run (compared by NDR, frames/s).
+fn rfc2544_groups(groups: &[Group]) -> bool {
+    let mut runs = groups.iter().flat_map(|g| g.runs.iter());
+    runs.clone().next().is_some() && runs.all(|(_, r)| linerate_report::rfc2544::is_rfc2544(r))
 }
 
 impl Outcome {
@@ -107,6 +121,15 @@ impl Outcome {
     /// The confidence level of every verdict and interval.
     pub fn confidence(&self) -> Confidence {
         self.analysis.options.confidence
+    }
+
+    /// What was compared, in words.
+    pub fn describe(&self) -> &'static str {
+        if self.frames {
+            words::describe_ndr()
+        } else {
+            words::describe(self.kind())
+        }
     }
 
     /// The engine's warnings, in words.
@@ -123,7 +146,7 @@ impl Outcome {
             title: title.to_owned(),
             samples: format!(
                 "{}. Student's t at {}% confidence; the ministat table below is in {}.",
-                words::describe(self.kind()),
+                self.describe(),
                 self.confidence().percent(),
                 self.scale.1
             ),
@@ -140,6 +163,7 @@ impl Outcome {
                 .collect(),
             verdicts,
             warnings: self.warnings(),
+            frames: self.frames,
         }
     }
 
@@ -176,7 +200,8 @@ impl Outcome {
         out
     }
 
-    /// The JSON document (schema `linerate.compare/1`), values in bits/s.
+    /// The JSON document (schema `linerate.compare/1`), values in bits/s (RFC 2544 runs: NDR in
+    /// frames/s).
     pub fn json(&self) -> serde_json::Value {
         let finite = |v: f64| v.is_finite().then_some(v);
         let sets: Vec<serde_json::Value> = self
@@ -250,7 +275,7 @@ impl Outcome {
             "samples": self.kind(),
             "samples_description": words::describe(self.kind()),
             "confidence": self.confidence().percent(),
-            "unit": "bit/s",
+            "unit": if self.frames { "frame/s" } else { "bit/s" },
             "sets": sets,
             "comparisons": comparisons,
             "warnings": self.warnings(),
@@ -267,6 +292,10 @@ impl Outcome {
 /// confidence interval of each mean: one curve, or for a grid sweep (`lab run` names its
 /// variants `BASE PARAMETER=VALUE`, e.g. tun-mtu × cipher) one curve per base variant.
 pub fn sweep(groups: &[Group], outcome: Option<&Outcome>) -> Option<linerate_report::Sweep> {
+    // RFC 2544 results against frame size are the report's NDR/PDR chart.
+    if rfc2544_groups(groups) {
+        return None;
+    }
     let mut label = None;
     let mut series: Vec<linerate_report::SweepSeries> = Vec::new();
     for g in groups {

@@ -15,6 +15,11 @@ pub fn describe(kind: SampleKind) -> &'static str {
     }
 }
 
+/// What is compared for RFC 2544 runs.
+pub fn describe_ndr() -> &'static str {
+    "one value per repetition: each run's NDR (frames/s, the highest load forwarded without loss)"
+}
+
 /// One warning as a sentence.
 pub fn warning(w: &Warning) -> String {
     match w {
