@@ -14,6 +14,9 @@
 #
 # Usage (root): bench/gen.sh [SECONDS (default 3)] [REPETITIONS (default 3)] [ENGINES (default
 #   "packet xdp")]. Binary: $LINERATE or target/release/linerate. Each run is bounded by timeout.
+#   With $LINERATE_B set to a second binary (before/after a change), each repetition runs both
+#   right after one another, alternated, and the table adds B's ratio to A (the binary above)
+#   per engine: the machine's drift and load hit both alike.
 # Addresses: 198.18.100.0/24 (gen–router), 198.18.101.0/24 (router–recv), 198.18.102.0/24 (sink).
 set -euo pipefail
 dur=${1:-3}; reps=${2:-3}; engines=${3:-packet xdp}
@@ -21,6 +24,8 @@ BIN=${LINERATE:-$(dirname "$0")/../target/release/linerate}
 [ "$(id -u)" = 0 ] || { echo "bench/gen.sh needs root (namespaces, packet sockets)" >&2; exit 2; }
 command -v trafgen >/dev/null || { echo "trafgen missing (apt-get install netsniff-ng)" >&2; exit 2; }
 [ -x "$BIN" ] || { echo "$BIN missing: cargo build --release -p linerate" >&2; exit 2; }
+BIN_B=${LINERATE_B:-}
+[ -z "$BIN_B" ] || [ -x "$BIN_B" ] || { echo "LINERATE_B=$BIN_B is not an executable" >&2; exit 2; }
 (( reps >= 1 && dur >= 1 )) || { echo "SECONDS and REPETITIONS must be ≥ 1" >&2; exit 2; }
 cpus=$(nproc)
 new_cli=$("$BIN" gen --help | grep -c -- --engine || true); [ "$new_cli" = 0 ] && new_cli=
@@ -69,8 +74,8 @@ tgcfg "$rmac" 198.18.101.3 198.18.100.1 > "$tmp/router.cfg"
 tgcfg "$smac" 198.18.102.2 198.18.102.1 > "$tmp/sink.cfg"
 
 # One run: prints frames/s counted at the receiving interface.
-run() { # SCENARIO TOOL THREADS [ENGINE]
-  local sc=$1 tool=$2 n=$3 eng=${4:-} dev mac dst src cns cdev before after cpu
+run() { # SCENARIO TOOL THREADS [ENGINE [BINARY]]
+  local sc=$1 tool=$2 n=$3 eng=${4:-} bin=${5:-$BIN} dev mac dst src cns cdev before after cpu
   if [ "$sc" = router ]; then dev=g0; mac=$rmac; dst=198.18.101.3; src=198.18.100.1; cns=$V; cdev=v1
   else dev=s0; mac=$smac; dst=198.18.102.2; src=198.18.102.1; cns=$S; cdev=s1; fi
   cpu=0; [ "$n" = 2 ] && cpu=0,1
@@ -84,7 +89,7 @@ run() { # SCENARIO TOOL THREADS [ENGINE]
     local extra=(--cpu "$cpu" --engine "$eng") pin=()
     # A binary from before --cpu/--engine (for before/after figures): pinned with taskset.
     if [ -z "$new_cli" ]; then extra=(); pin=(taskset -c "$cpu"); fi
-    timeout -k 5 $((dur + 10)) ip netns exec $G "${pin[@]}" "$BIN" gen --dev "$dev" \
+    timeout -k 5 $((dur + 10)) ip netns exec $G "${pin[@]}" "$bin" gen --dev "$dev" \
       --dst-mac "$mac" --src-ip "$src" --dst-ip "$dst" --frame 64 -t "${dur}s" --threads "$n" \
       "${extra[@]}" --json > "$tmp/out.json" 2> "$tmp/err" \
       || { echo "linerate gen failed: $(cat "$tmp/err")" >&2; echo 0; return; }
@@ -104,7 +109,14 @@ for r in $(seq "$reps"); do
     for n in $threads; do
       echo "$sc $n trafgen $(run $sc trafgen "$n")" >> "$results"
       for e in $engines; do
-        echo "$sc $n $e $(run $sc linerate "$n" "$e")" >> "$results"
+        # A and B alternate which goes first from one repetition to the next.
+        if [ -n "$BIN_B" ] && (( r % 2 == 0 )); then
+          echo "$sc $n B:$e $(run $sc linerate "$n" "$e" "$BIN_B") $r" >> "$results"
+        fi
+        echo "$sc $n $e $(run $sc linerate "$n" "$e") $r" >> "$results"
+        if [ -n "$BIN_B" ] && (( r % 2 == 1 )); then
+          echo "$sc $n B:$e $(run $sc linerate "$n" "$e" "$BIN_B") $r" >> "$results"
+        fi
       done
     done
   done
@@ -129,5 +141,12 @@ for sc, what in (("router", "forwarded, counted at recv's interface"),
             g = med(e)
             ratio = g / t if t else float("nan")
             line += f" | linerate gen --engine {e} {g/1e3:8.0f} kpps ({ratio:.2f}x)"
+            if any(r[2] == "B:" + e for r in rows):
+                # B over A run by run (each pair measured back to back): median, min … max.
+                a = {r[4]: float(r[3]) for r in rows if r[0] == sc and r[1] == n and r[2] == e}
+                pairs = sorted(float(r[3]) / a[r[4]] for r in rows
+                               if r[0] == sc and r[1] == n and r[2] == "B:" + e and a.get(r[4]))
+                if pairs:
+                    line += (f", B/A {st.median(pairs):.3f} ({pairs[0]:.3f} … {pairs[-1]:.3f})")
         print(line)
 EOF

@@ -144,6 +144,20 @@ pub enum LabError {
         /// What happened (with the daemon's log when there is one).
         reason: String,
     },
+    /// A program the lab ran printed a document that does not read as its schema: a field
+    /// missing or of the wrong type (never read as zero).
+    #[error("{program} printed a {schema} document that does not read: {source}")]
+    Document {
+        /// The program (`linerate gen --receive`).
+        program: String,
+        /// The schema expected.
+        schema: &'static str,
+        /// The field and what was wrong with it.
+        source: linerate_traffic::generator::document::DocumentError,
+    },
+    /// A measurement was stopped by a signal before it ended.
+    #[error("stopped by a signal")]
+    Stopped,
     /// Bring-up was interrupted by a signal; everything created was removed.
     #[error("interrupted by signal {0}; everything created so far was removed")]
     Interrupted(i32),

@@ -153,6 +153,9 @@ pub struct Workload {
     /// Duration of the first phase's trials (rfc2544; at most `duration`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_trial: Option<Duration>,
+    /// Latency trials at 10/50/90 % of NDR (rfc2544; `None`: yes, `false` skips them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<bool>,
 }
 
 /// One variant: the lab it needs, its firewall and its workload.
@@ -653,6 +656,7 @@ fn workload(ctx: &Ctx<'_>, w: &raw::RawWorkload) -> Result<Workload, ExperimentE
         phases: search.phases,
         repeat: search.repeat,
         initial_trial: search.initial_trial,
+        latency: search.latency,
     })
 }
 

@@ -43,9 +43,28 @@ pub struct Measure {
     pub unit: &'static str,
     /// How long the load actually ran.
     pub seconds: f64,
-    /// The load generator's own result document (iperf3 schema), for the results store.
+    /// The load's own result document, for the results store.
     #[serde(skip)]
-    pub document: Option<linerate_iperf3::Document>,
+    pub document: Option<RunDocument>,
+}
+
+/// What a run's load reports, as the results store keeps it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunDocument {
+    /// An iperf3-schema document (the traffic engine, iperf3, the frame generator's pps runs).
+    Iperf3(Box<linerate_iperf3::Document>),
+    /// An RFC 2544 result (`rfc2544` workloads), stored as `lab rfc2544` stores its own.
+    Rfc2544(Box<linerate_store::rfc2544::Rfc2544Run>),
+}
+
+impl RunDocument {
+    /// The iperf3-schema document, when it is one.
+    pub fn iperf3_mut(&mut self) -> Option<&mut linerate_iperf3::Document> {
+        match self {
+            RunDocument::Iperf3(d) => Some(d),
+            RunDocument::Rfc2544(_) => None,
+        }
+    }
 }
 
 /// Something that generates the workload between `gen` and `recv` of a lab and measures it.
@@ -203,10 +222,11 @@ pub fn run(
                     (short || long).then(|| format!("ran {:.2} s instead of {want} s", m.seconds));
                 let mut m = m;
                 if let Some(t) = tunnel.as_mut() {
-                    t.tcp_maxseg = m.document.as_ref().and_then(|d| d.start.tcp_mss_default);
+                    let document = m.document.as_mut().and_then(RunDocument::iperf3_mut);
+                    t.tcp_maxseg = document.as_ref().and_then(|d| d.start.tcp_mss_default);
                     // The stored document carries the tunnel too (its `linerate` object keeps
                     // keys it does not know), so the store knows which implementation ran.
-                    if let Some(ext) = m.document.as_mut().and_then(|d| d.linerate.as_mut())
+                    if let Some(ext) = document.and_then(|d| d.linerate.as_mut())
                         && let Ok(v) = serde_json::to_value(&*t)
                     {
                         ext.extra.insert("tunnel".into(), v);

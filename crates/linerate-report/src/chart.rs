@@ -16,7 +16,7 @@ use crate::unit::Unit;
 use linerate_store::{Direction, Latency, RunRecord};
 
 mod distribution;
-mod frames;
+pub(crate) mod frames;
 
 pub use distribution::{DistributionBin, DistributionSeries, distribution};
 pub use frames::{FramePoint, ndr_pdr};

@@ -73,8 +73,6 @@ pub struct ReportInput {
     pub comparison: Option<Comparison>,
     /// A sweep curve, when the experiment sweeps a numeric parameter.
     pub sweep: Option<Sweep>,
-    /// RFC 2544 results (`lab rfc2544`): NDR and PDR per frame size.
-    pub rfc2544: Vec<chart::FramePoint>,
     /// Per-run charts for at most this many runs (0: no limit).
     pub max_run_charts: usize,
     /// CPU profiles, when the runs were profiled.
@@ -108,7 +106,17 @@ pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
             .map(|d| format!(" from <code>{}</code>", esc(d)))
             .unwrap_or_default()
     );
-    body.push_str(&table::summary(&input.runs));
+    // RFC 2544 runs have their own section (frames/s, no interval samples, no peer): the
+    // generic run tables and charts are for the others.
+    let runs: Vec<(RunId, RunRecord)> = input
+        .runs
+        .iter()
+        .filter(|(_, r)| !crate::rfc2544::is_rfc2544(r))
+        .cloned()
+        .collect();
+    if !runs.is_empty() {
+        body.push_str(&table::summary(&runs));
+    }
 
     if let Some(c) = &input.comparison {
         let _ = writeln!(body, "<section><h2>{}</h2>", esc(&c.title));
@@ -152,19 +160,11 @@ pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
         body.push_str("</section>\n");
     }
 
-    if !input.rfc2544.is_empty() {
-        body.push_str("<section><h2>RFC 2544 throughput</h2>\n");
-        if input.rfc2544.iter().any(|p| p.generator_bound) {
-            body.push_str(
-                "<p class=\"warn\">⚠ (!) generator-bound: the generator, not the DUT, set these \
-                 results (NDR within 10 % of the generator's own ceiling, or the load above NDR \
-                 failed only because the generator could not send it).</p>\n",
-            );
-        }
-        let chart = chart::ndr_pdr(&input.rfc2544, "rfc2544", "NDR and PDR against frame size");
-        place(chart, &mut body, &mut charts)?;
-        body.push_str("</section>\n");
-    }
+    body.push_str(&crate::rfc2544::section(
+        &input.runs,
+        &mut |chart, html| place(chart, html, &mut charts),
+        esc,
+    )?);
 
     if let Some(p) = &input.profiles {
         body.push_str("<section><h2>Where the CPU time went</h2>\n");
@@ -182,12 +182,8 @@ pub fn build(input: &ReportInput) -> Result<Report, ReportError> {
         body.push_str("</section>\n");
     }
 
-    body.push_str(&runs::repetitions(&input.runs, &mut charts)?);
-    body.push_str(&runs::section(
-        &input.runs,
-        input.max_run_charts,
-        &mut charts,
-    )?);
+    body.push_str(&runs::repetitions(&runs, &mut charts)?);
+    body.push_str(&runs::section(&runs, input.max_run_charts, &mut charts)?);
     body.push_str(&host::section(&input.runs));
 
     let html = format!(

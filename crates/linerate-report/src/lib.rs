@@ -16,6 +16,7 @@
 //!   intervals, sweep curves, response-time distributions (one, or two overlaid), NDR/PDR
 //!   against frame size — as SVG, drawn with plotters.
 //! - [`png`]: the same charts as PNG (rendered from the SVG by resvg).
+//! - [`rfc2544`]: RFC 2544 runs (NDR and PDR in frames/s, latency, generator-bound marks).
 //! - [`html`]: one HTML file with inline SVG and CSS, no scripts, no external resources (a
 //!   Content-Security-Policy forbids every fetch), put together from [`table`] (summary),
 //!   [`runs`] (charts of single runs), [`host`] (host facts) and [`figure`] (placing charts).
@@ -35,6 +36,7 @@ pub mod html;
 pub mod lab_run;
 pub mod metric;
 pub mod png;
+pub mod rfc2544;
 pub mod runs;
 pub mod table;
 pub mod unit;

@@ -1,11 +1,12 @@
 //! What runs are measured in, and what follows from it: the value a comparison uses, the
 //! series a chart draws over time, and the columns a summary table shows. One module per kind
-//! of metric ([`throughput`], [`packet_rate`], [`transactions`]); a new kind (RFC 2544's
-//! frames/s) is one more variant and one more module.
+//! of metric ([`throughput`], [`packet_rate`], [`transactions`], [`frame_rate`]): a new kind is
+//! one more variant and one more module.
 //!
 //! A run `lab run` measured carries the value the lab compared ([`LabRun`]): that value is the
 //! one used, so `compare` and `lab run` compare the same numbers.
 
+pub mod frame_rate;
 pub mod packet_rate;
 pub mod throughput;
 pub mod transactions;
@@ -25,6 +26,8 @@ pub enum Metric {
     PacketRate,
     /// Transactions/s, with the latency percentiles: rr, crr.
     Transactions,
+    /// RFC 2544's NDR, frames/s: rfc2544 (`lab rfc2544`, `lab run`'s rfc2544 workloads).
+    FrameRate,
 }
 
 /// One step of a series over time: the value held from `start` to `end` (seconds since the
@@ -54,13 +57,19 @@ pub struct Column {
 
 impl Metric {
     /// Every metric, in the order a report shows its tables.
-    pub const ALL: [Metric; 3] = [Metric::Throughput, Metric::PacketRate, Metric::Transactions];
+    pub const ALL: [Metric; 4] = [
+        Metric::Throughput,
+        Metric::PacketRate,
+        Metric::Transactions,
+        Metric::FrameRate,
+    ];
 
     /// The metric of a run of `mode` (`tcp`, `pps`, `rr`, …).
     pub fn of_mode(mode: &str) -> Metric {
         match mode {
             "pps" => Metric::PacketRate,
             "rr" | "crr" => Metric::Transactions,
+            linerate_store::rfc2544::MODE => Metric::FrameRate,
             _ => Metric::Throughput,
         }
     }
@@ -91,7 +100,7 @@ impl Metric {
     pub fn unit(self) -> Unit {
         match self {
             Metric::Throughput => Unit::BitRate,
-            Metric::PacketRate => Unit::PacketRate,
+            Metric::PacketRate | Metric::FrameRate => Unit::PacketRate,
             Metric::Transactions => Unit::TransactionRate,
         }
     }
@@ -103,6 +112,7 @@ impl Metric {
             Metric::Throughput => "throughput",
             Metric::PacketRate => "packet rate",
             Metric::Transactions => "transaction rate",
+            Metric::FrameRate => "NDR, frames/s",
         }
     }
 
@@ -112,6 +122,9 @@ impl Metric {
             Metric::Throughput => "each run's receiver-side throughput over the whole test",
             Metric::PacketRate => "each run's received packets per second over the whole test",
             Metric::Transactions => "each run's transactions per second over the whole test",
+            Metric::FrameRate => {
+                "each run's NDR (frames/s, the highest load forwarded without loss)"
+            }
         }
     }
 
@@ -127,6 +140,7 @@ impl Metric {
             Metric::Transactions => {
                 "per-interval transaction rate of each run (the transactions in every reporting interval over its length)"
             }
+            Metric::FrameRate => "none: an RFC 2544 search has no reporting intervals",
         }
     }
 
@@ -146,6 +160,7 @@ impl Metric {
             Metric::Throughput => Some(throughput::value(run)),
             Metric::PacketRate => packet_rate::value(run),
             Metric::Transactions => transactions::value(run),
+            Metric::FrameRate => frame_rate::value(run),
         })
     }
 
@@ -156,6 +171,7 @@ impl Metric {
             Metric::Throughput => throughput::series(run),
             Metric::PacketRate => packet_rate::series(run),
             Metric::Transactions => transactions::series(run),
+            Metric::FrameRate => Vec::new(),
         }
     }
 
@@ -166,6 +182,7 @@ impl Metric {
             Metric::Throughput => throughput::COLUMNS,
             Metric::PacketRate => packet_rate::COLUMNS,
             Metric::Transactions => transactions::COLUMNS,
+            Metric::FrameRate => frame_rate::COLUMNS,
         }
     }
 
@@ -175,6 +192,7 @@ impl Metric {
             Metric::Throughput => "Throughput runs",
             Metric::PacketRate => "Packet-rate runs",
             Metric::Transactions => "Request/response runs",
+            Metric::FrameRate => "RFC 2544 runs",
         }
     }
 }

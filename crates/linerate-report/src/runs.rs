@@ -123,7 +123,7 @@ pub fn section(
                 &format!("run-{id}-throughput"),
                 &format!("Run {id}: throughput over time"),
             ),
-            Metric::PacketRate | Metric::Transactions => chart::over_time(
+            Metric::PacketRate | Metric::Transactions | Metric::FrameRate => chart::over_time(
                 &metric.series(run),
                 metric,
                 &format!("run-{id}-{}", file_word(metric)),
@@ -165,6 +165,7 @@ fn file_word(metric: Metric) -> &'static str {
         Metric::Throughput => "throughput",
         Metric::PacketRate => "packet-rate",
         Metric::Transactions => "transactions",
+        Metric::FrameRate => "frame-rate",
     }
 }
 

@@ -9,6 +9,7 @@
 //! - [`Store`]: open (validate, migrate, WAL), insert in one transaction, query.
 //! - [`store_measured_run`]: a run linerate just measured, with its command line, tool, host
 //!   snapshot and experiment, stored in one call (what `client`, `lab run` and the agent use).
+//! - [`rfc2544`]: RFC 2544 results (one run per frame size) as they are stored and read back.
 //! - [`experiment`]: experiments by name and instance, with their plan and status (running,
 //!   complete, interrupted), started and finished through the [`Store`].
 //!
@@ -31,6 +32,7 @@ pub mod experiment;
 pub mod iperf3;
 mod measured;
 pub mod record;
+pub mod rfc2544;
 pub mod schema;
 mod store;
 

@@ -9,7 +9,8 @@
 //! The modules depend on each other without cycles (`tests/module_dag.rs` checks it), from
 //! the bottom: [`config`] (what is asked: protocol, direction, modes and their options) and the
 //! leaves beside it (`error`, `cpu`, `latency`, `affinity`, [`frame`]: raw frames for the
-//! frame generator); [`protocol`] (the wire) and
+//! frame generator, [`rx_tally`]: counting them); [`generator`] (the frame generator and its
+//! receive counter) over those; [`protocol`] (the wire) and
 //! [`sockopt`]; [`datagram`] (the pps datagram); [`flow`] (what a stream is and counts); the
 //! workers [`pps`] and [`rr`]; [`stream`] (the threads that run streams); [`result`],
 //! [`sampler`], [`modes`] (checks and the modes' figures), [`exchange`]; and on top [`client`],
@@ -29,6 +30,7 @@ pub mod exchange;
 pub mod flow;
 pub mod frame;
 pub mod gate;
+pub mod generator;
 pub mod iperf3_json;
 pub mod latency;
 pub mod modes;

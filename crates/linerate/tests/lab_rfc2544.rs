@@ -2,7 +2,9 @@
 //! this process and taken down on drop, also when a test fails; every run bounded in time):
 //! the search finds the NDR of an nftables rate limit of 50 kpps on the DUT, its JSON has the
 //! `linerate.rfc2544/1` fields, a DUT much faster than the generator is reported as
-//! generator-bound, and forwarding left off by a killed ceiling measurement is put back.
+//! generator-bound, and forwarding left off by a killed ceiling measurement is put back; `lab
+//! run`'s rfc2544 experiment stores what `lab rfc2544` stores, and its report (rendered in
+//! headless Chromium) shows it in frames/s.
 
 #![forbid(unsafe_code)]
 
@@ -12,8 +14,9 @@ use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use support::browser::{chromium, picture};
 use support::lab::Lab;
-use support::{program, require, root};
+use support::{program, require, root, skip};
 
 /// The searches load both CPUs: one at a time, or each measures the other.
 static LOAD: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -328,4 +331,178 @@ fn lab_run_sends_pps_loads_with_the_frame_generator_and_keeps_sockets_on_request
     // The old path, explicitly.
     let sockets = value(&["--pps-generator", "socket"]);
     assert!(sockets > 1000.0, "{sockets} packets/s");
+}
+
+#[test]
+fn lab_run_s_rfc2544_experiment_is_stored_as_lab_rfc2544_stores_and_reported_in_frames_per_second()
+{
+    require!(root(), program("nft"));
+    let _one = one_at_a_time();
+    let lab = Lab::new('e');
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/lab/router-rfc2544.toml");
+    let example = example.to_str().expect("a UTF-8 path");
+    let db = lab.state().join("results.db");
+    let db = db.to_str().expect("a UTF-8 path");
+    let out = bounded(
+        &lab,
+        &[
+            "run",
+            example,
+            "--repeat",
+            "2",
+            "--duration",
+            "1s",
+            "--lab-name",
+            &lab.name,
+            "--db",
+            db,
+            "--json",
+            "-q",
+        ],
+        Duration::from_secs(900),
+    );
+    assert!(
+        out.status.success(),
+        "lab run failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result: Value = serde_json::from_slice(&out.stdout).expect("lab run --json");
+    let runs = result["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), 4, "{result}");
+    for r in runs {
+        assert_eq!(r["measure"]["unit"], "packet/s", "{r}");
+        assert!(
+            r["measure"]["value"].as_f64().is_some_and(|v| v > 0.0),
+            "{r}"
+        );
+    }
+    let id = result["stored_as"].as_str().expect("stored_as").to_owned();
+
+    // Each run's stored document is lab rfc2544's: the same schema and figures, latency at
+    // three loads included.
+    let history = lab
+        .linerate()
+        .args(["history", "--db", db, "--json"])
+        .output()
+        .expect("linerate history");
+    let listed: Value = serde_json::from_slice(&history.stdout).expect("history --json");
+    let ids: Vec<String> = listed["runs"]
+        .as_array()
+        .expect("runs listed")
+        .iter()
+        .map(|r| r["id"].to_string())
+        .collect();
+    assert_eq!(ids.len(), 4, "{listed}");
+    let mut bound = 0;
+    for run in &ids {
+        let shown = lab
+            .linerate()
+            .args(["show", run, "--db", db, "--json"])
+            .output()
+            .expect("linerate show");
+        let doc: Value = serde_json::from_slice(&shown.stdout).expect("show --json");
+        assert_eq!(doc["schema"], "linerate.rfc2544/1", "{doc}");
+        let r = &doc["result"];
+        assert_eq!(r["frame"], "64", "{doc}");
+        for key in [
+            "ndr_pps",
+            "pdr_pps",
+            "line_rate_pps",
+            "generator_ceiling_pps",
+            "trial_seconds",
+            "search_seconds",
+        ] {
+            assert!(r[key].as_f64().is_some(), "{key} in {doc}");
+        }
+        assert!(r["ndr"]["line_rate_percent"].as_f64().is_some(), "{doc}");
+        assert_eq!(r["latency_us"].as_array().map(Vec::len), Some(3), "{doc}");
+        assert!(r["latency_us"][0]["p50"].as_f64().is_some(), "{doc}");
+        assert!(
+            r["trials"].as_array().is_some_and(|t| !t.is_empty()),
+            "{doc}"
+        );
+        assert_eq!(doc["settings"]["latency"], true, "{doc}");
+        bound += usize::from(r["generator_bound"] == true);
+    }
+
+    let page = lab.state().join("r.html");
+    let out = lab
+        .linerate()
+        .args(["report", "--experiment", "router-rfc2544", "--db", db, "-o"])
+        .arg(&page)
+        .output()
+        .expect("run linerate report");
+    assert!(out.status.success(), "report: {out:?}");
+    let html = std::fs::read_to_string(&page).expect("read the report");
+    // The comparison is of NDR in frames/s, not of L2 bit rates.
+    assert!(html.contains(&format!("Experiment {id}")), "no title");
+    assert!(
+        html.contains("each run&#39;s NDR (frames/s"),
+        "not NDR compared"
+    );
+    let in_frames = |prefix: &str| {
+        ["kpps", "Mpps"]
+            .iter()
+            .any(|u| html.contains(&format!("{prefix}{u}")))
+    };
+    assert!(in_frames("mean NDR, frames/s ("), "bars not in frames/s");
+    assert!(
+        in_frames("the ministat table below is in "),
+        "verdicts not in frames/s"
+    );
+    assert!(!html.contains("Mbit/s"), "a bit rate compared");
+    // The RFC 2544 section: NDR and PDR in frames/s, latency at 10/50/90 %, the chart.
+    assert!(html.contains("RFC 2544 throughput"), "no RFC 2544 section");
+    assert!(html.contains("NDR and PDR against frame size"), "no chart");
+    assert!(html.contains("Latency p50 (10/50/90 % NDR)"), "no latency");
+    assert!(html.matches(" µs</td>").count() >= 8, "no latency figures");
+    assert!(
+        html.matches(" kfps").count() >= 8,
+        "NDR and PDR not in kfps"
+    );
+    assert!(
+        html.contains("no-firewall #2") && html.contains("conntrack #1"),
+        "variants"
+    );
+    // Generator-bound runs carry the mark, and the warning says what it means.
+    assert_eq!(html.matches("\">(!)</span>").count(), bound, "marks");
+    assert_eq!(html.contains("(!) generator-bound"), bound > 0);
+    // Nothing that does not apply to these runs.
+    for absent in [
+        "no interval samples",
+        "unknown peer",
+        "<th class=\"num\">RTT</th>",
+        "CPU local / remote",
+        "Throughput against",
+        "throughput of each repetition",
+    ] {
+        assert!(!html.contains(absent), "{absent} in the report");
+    }
+
+    // And the page renders: something drawn, no request, no console error.
+    let shot = lab.state().join("shot.png");
+    let Some((browser, netlog)) = chromium(&page, &lab.state().join("browser"), &shot) else {
+        skip!("no chromium binary (Debian package `chromium`, in .ci/apt-packages)");
+    };
+    assert!(
+        shot.exists(),
+        "no screenshot: {}",
+        String::from_utf8_lossy(&browser.stderr)
+    );
+    let pic = picture(&std::fs::read(&shot).expect("read the screenshot"));
+    assert!(
+        pic.inked > 0.03 && pic.colours > 32,
+        "blank page: {:.3} inked, {} colours",
+        pic.inked,
+        pic.colours
+    );
+    assert!(!netlog.is_null(), "chromium wrote no netlog");
+    let stderr = String::from_utf8_lossy(&browser.stderr);
+    assert!(
+        !stderr
+            .lines()
+            .any(|l| l.contains(":CONSOLE") || l.contains("Uncaught")),
+        "{stderr}"
+    );
 }

@@ -366,10 +366,7 @@ fn crate_cycles(name: &str, src: &Path) -> Vec<String> {
 
 /// Cycles being broken on another branch, as `crate: parent: {a, b}`: tolerated until that
 /// branch is merged, and an error once they are gone (so the entry is removed then).
-const BEING_BROKEN: &[&str] = &[
-    // issue 29: lab's rfc2544 module moves and loses this cycle in its own branch.
-    "linerate-lab: rfc2544: {forwarding, trial}",
-];
+const BEING_BROKEN: &[&str] = &[];
 
 #[test]
 fn every_crates_modules_form_a_dag() {

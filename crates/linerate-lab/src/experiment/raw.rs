@@ -140,6 +140,7 @@ pub struct RawWorkload {
     pub phases: Option<Spanned<i64>>,
     pub repeat: Option<Spanned<i64>>,
     pub initial_trial: Option<Spanned<Scalar>>,
+    pub latency: Option<Spanned<bool>>,
 }
 
 /// `[[variant]]`.

@@ -1,5 +1,5 @@
-//! The rfc2544 workload's search keys (`pdr`, `width`, `phases`, `repeat`, `initial_trial`):
-//! the settings `linerate lab rfc2544` takes as flags, with the same limits. Absent keys leave
+//! The rfc2544 workload's search keys (`pdr`, `width`, `phases`, `repeat`, `initial_trial`,
+//! `latency`): the settings `linerate lab rfc2544` takes as flags, with the same limits. Absent keys leave
 //! the search's defaults; in any other mode a key is an error naming it.
 
 use std::ops::Range;
@@ -19,6 +19,8 @@ pub(super) struct Options {
     pub phases: Option<u32>,
     pub repeat: Option<u32>,
     pub initial_trial: Option<Duration>,
+    /// Latency trials at 10/50/90 % of NDR (`None`: yes).
+    pub latency: Option<bool>,
 }
 
 /// A share written like `lab rfc2544 --pdr` takes it (`"0.5%"`), strictly between 0 and `below`
@@ -64,12 +66,13 @@ pub(super) fn options(
     mode: WorkloadMode,
     duration: Duration,
 ) -> Result<Options, ExperimentError> {
-    let spans: [(&str, Option<Range<usize>>); 5] = [
+    let spans: [(&str, Option<Range<usize>>); 6] = [
         ("pdr", w.pdr.as_ref().map(Spanned::span)),
         ("width", w.width.as_ref().map(Spanned::span)),
         ("phases", w.phases.as_ref().map(Spanned::span)),
         ("repeat", w.repeat.as_ref().map(Spanned::span)),
         ("initial_trial", w.initial_trial.as_ref().map(Spanned::span)),
+        ("latency", w.latency.as_ref().map(Spanned::span)),
     ];
     if mode != WorkloadMode::Rfc2544 {
         // The first one written, so the error points at the top-most.
@@ -138,5 +141,6 @@ pub(super) fn options(
         phases,
         repeat,
         initial_trial,
+        latency: w.latency.as_ref().map(|v| *v.get_ref()),
     })
 }

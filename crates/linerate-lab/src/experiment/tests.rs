@@ -387,6 +387,26 @@ fn rfc2544_workloads_take_the_search_s_settings() -> Result<(), ExperimentError>
 }
 
 #[test]
+fn latency_trials_are_on_unless_an_rfc2544_workload_says_false() -> Result<(), ExperimentError> {
+    let on = parse(RFC2544, Path::new("exp.toml"), &HOST)?;
+    assert_eq!(on.variants[0].workload.latency, None);
+    let off = parse(
+        &format!("{RFC2544}latency = false\n"),
+        Path::new("exp.toml"),
+        &HOST,
+    )?;
+    assert_eq!(off.variants[0].workload.latency, Some(false));
+    // Another mode refuses it, naming the key and its line.
+    let e = err(&format!("{MINIMAL}latency = false\n"), &HOST);
+    assert_eq!((e.line, e.field.as_str()), (6, "workload.latency"), "{e}");
+    assert!(e.message.contains("only mode = \"rfc2544\""), "{e}");
+    // Not a boolean: TOML's own error, at the value.
+    let e = err(&format!("{RFC2544}latency = \"no\"\n"), &HOST);
+    assert_eq!(e.line, 8, "{e}");
+    Ok(())
+}
+
+#[test]
 fn bad_search_settings_name_their_line_column_and_key() {
     // Line 8 follows RFC2544's seven; the value starts after `key = `.
     let cases: [(&str, &str, usize, &str); 12] = [

@@ -6,7 +6,7 @@
 //! lab's DUT silently losing every frame of every later trial, so before writing 0 the old
 //! value goes into a marker beside the lab's state file (`NAME.ip-forward-off`, written whole:
 //! temp file + rename). The drop removes it after the restore; the next use of the lab for
-//! traffic ([`restore_interrupted`], called where a [`LabPath`] is resolved) finds a marker left
+//! traffic ([`restore_interrupted`], called where a [`super::path::LabPath`] is resolved) finds a marker left
 //! behind, restores the value from it and removes it. `lab down` removes it with the lab's
 //! other side files.
 
@@ -16,8 +16,6 @@ use std::path::{Path, PathBuf};
 use crate::LabError;
 use crate::netns::Netns;
 use crate::state::StateDir;
-
-use super::trial::LabPath;
 
 const IP_FORWARD: &str = "/proc/sys/net/ipv4/ip_forward";
 
@@ -152,20 +150,21 @@ impl std::fmt::Display for Restored {
     }
 }
 
-/// When the lab's marker exists (a ceiling measurement was killed), writes its value back to
-/// the DUT's `ip_forward` and removes it; says what it restored.
-pub fn restore_interrupted(path: &LabPath) -> Result<Option<Restored>, LabError> {
-    let Some(value) = read_marker(&path.forwarding_marker)? else {
+/// When the lab's marker at `marker` exists (a ceiling measurement was killed), writes its
+/// value back to `ip_forward` in the DUT's namespace `dut_netns` and removes it; says what it
+/// restored.
+pub fn restore_interrupted(marker: &Path, dut_netns: &str) -> Result<Option<Restored>, LabError> {
+    let Some(value) = read_marker(marker)? else {
         return Ok(None);
     };
-    let ns = Netns::open(&path.dut_netns)?;
+    let ns = Netns::open(dut_netns)?;
     let write = value.clone();
     ns.run(move || {
         std::fs::write(IP_FORWARD, write).map_err(LabError::io(format!("restore {IP_FORWARD}")))
     })?;
-    remove_marker(&path.forwarding_marker)?;
+    remove_marker(marker)?;
     Ok(Some(Restored {
-        netns: path.dut_netns.clone(),
+        netns: dut_netns.to_owned(),
         ip_forward: value,
     }))
 }

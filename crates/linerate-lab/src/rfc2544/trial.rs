@@ -1,200 +1,26 @@
-//! One trial on a `router` lab: `linerate gen --receive` is started on `recv`'s interface (in
-//! `recv`'s namespace) and waited for until its packet socket is open, then `linerate gen`
-//! offers the load from `gen` to the DUT's MAC for the trial's duration; after a short drain the
-//! receiver is stopped (SIGINT: it prints what it counted). Both print JSON (`linerate.gen/1`,
-//! `linerate.gen-receive/1`); a trial is the frames sent against the distinct signed frames
-//! received, with the receiver's one-way latency percentiles.
-//!
-//! The generator's ceiling is measured the same way into a sink: the DUT with forwarding off
-//! (`net.ipv4.ip_forward = 0` in its namespace for the measurement, restored afterwards, also on
-//! failure and, after a kill, at the lab's next use: [`super::forwarding`]), counted at the
-//! DUT's ingress interface.
+//! One trial on a lab: `linerate gen --receive` is started on the counting interface (in its
+//! namespace) and waited for until its packet socket is open, then `linerate gen` offers the
+//! load from `gen` to the next hop's MAC for the trial's duration; after a short drain the
+//! receiver is stopped (SIGINT: it prints what it counted). Both print JSON documents typed by
+//! `linerate_traffic::generator::document` (`linerate.gen/1`, `linerate.gen-receive/1`), read
+//! back as those types: a field missing or of the wrong type is an error naming it. A trial is
+//! the frames sent against the distinct signed frames received, with the receiver's one-way
+//! latency percentiles.
 
-use std::net::Ipv4Addr;
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use linerate_store::rfc2544::Latency;
+use linerate_traffic::generator::document::{self, Received, Sent};
 
-use super::forwarding::{self, ForwardingOff, Restored};
+use super::bed::Counted;
+use super::path::LabPath;
+use crate::LabError;
 use crate::child::wait_bounded;
 use crate::netns::Netns;
-use crate::state::{LabState, StateDir};
-use crate::topology::Topology;
-use crate::{LabError, control};
 
 /// Time left for frames in flight to arrive before the receiver is stopped.
 const DRAIN: Duration = Duration::from_millis(250);
-
-/// Where a trial's frames go: the lab's nodes, interfaces and addresses.
-#[derive(Debug, Clone)]
-pub struct LabPath {
-    /// The `linerate` binary run in the nodes.
-    pub binary: PathBuf,
-    /// `gen`'s namespace and interface (toward the DUT).
-    pub gen_netns: String,
-    /// `gen`'s interface.
-    pub gen_dev: String,
-    /// `gen`'s address.
-    pub src_ip: Ipv4Addr,
-    /// The DUT's interface toward `gen`, and its MAC (the frames' destination).
-    pub dut_netns: String,
-    /// The DUT's ingress interface.
-    pub dut_dev: String,
-    /// Its MAC.
-    pub dut_mac: String,
-    /// `recv`'s namespace, interface and address (the frames' IP destination).
-    pub recv_netns: String,
-    /// `recv`'s interface.
-    pub recv_dev: String,
-    /// `recv`'s address.
-    pub dst_ip: Ipv4Addr,
-    /// Sending threads of the generator.
-    pub threads: u16,
-    /// The marker that holds the DUT's `ip_forward` while the ceiling is measured
-    /// ([`forwarding`]).
-    pub forwarding_marker: PathBuf,
-    /// What resolving the path repaired: `ip_forward` put back in the DUT after an
-    /// interrupted ceiling measurement (for the caller to say so).
-    pub restored: Option<Restored>,
-}
-
-fn node<'a>(lab: &'a LabState, name: &str) -> Result<&'a crate::state::NodeState, LabError> {
-    lab.nodes
-        .iter()
-        .find(|n| n.name == name)
-        .ok_or_else(|| LabError::NoSuchNode {
-            lab: lab.name.clone(),
-            node: name.to_owned(),
-            nodes: lab
-                .nodes
-                .iter()
-                .map(|n| n.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-        })
-}
-
-fn address(a: &str, what: &str) -> Result<Ipv4Addr, LabError> {
-    a.split('/')
-        .next()
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| LabError::Io {
-            what: format!("{what}: {a:?} is not an IPv4 address"),
-            source: std::io::Error::from(std::io::ErrorKind::InvalidData),
-        })
-}
-
-impl LabPath {
-    /// The path through a `router` lab (gen → dut → recv); other topologies are refused.
-    /// Like [`LabPath::through`], it first repairs what an interrupted run left.
-    pub fn of(
-        dir: &StateDir,
-        lab: &LabState,
-        binary: PathBuf,
-        threads: u16,
-    ) -> Result<LabPath, LabError> {
-        if lab.topology != Topology::Router {
-            return Err(LabError::Io {
-                what: format!(
-                    "lab {} is a {} lab: RFC 2544 throughput needs a device under test, a router \
-                     lab (linerate lab up {} --topology router)",
-                    lab.name, lab.topology, lab.name
-                ),
-                source: std::io::Error::from(std::io::ErrorKind::Unsupported),
-            });
-        }
-        LabPath::through(dir, lab, binary, threads)
-    }
-
-    /// The path from `gen` to `recv` of any lab without a tunnel: through the DUT in a router
-    /// lab (frames to the DUT's MAC), straight to `recv` in a pair (then the "DUT" fields name
-    /// `recv`). `dir` holds the lab's state: a marker there left by a ceiling measurement that
-    /// was killed has its `ip_forward` written back to the DUT (and is removed) before the path
-    /// is used for traffic; [`LabPath::restored`] says so.
-    pub fn through(
-        dir: &StateDir,
-        lab: &LabState,
-        binary: PathBuf,
-        threads: u16,
-    ) -> Result<LabPath, LabError> {
-        if lab.tunnel.is_some() {
-            return Err(LabError::Io {
-                what: format!(
-                    "lab {} has a tunnel: the frame generator sends plain Ethernet frames to the \
-                     next hop, not into the tunnel (use generator = \"socket\" for a tunnel's \
-                     packet rate)",
-                    lab.name
-                ),
-                source: std::io::Error::from(std::io::ErrorKind::Unsupported),
-            });
-        }
-        let g = node(lab, "gen")?;
-        let r = node(lab, "recv")?;
-        let hop = if lab.topology == Topology::Router {
-            node(lab, "dut")?
-        } else {
-            r
-        };
-        let gi = g.interfaces.first();
-        let ri = r.interfaces.first();
-        let hi = gi.and_then(|gi| hop.interfaces.iter().find(|i| i.link == gi.link));
-        let (Some(gi), Some(hi), Some(ri)) = (gi, hi, ri) else {
-            return Err(LabError::Io {
-                what: format!("lab {}: its state names no gen–recv path", lab.name),
-                source: std::io::Error::from(std::io::ErrorKind::InvalidData),
-            });
-        };
-        let mut path = LabPath {
-            binary,
-            gen_netns: control::node_netns(lab, "gen")?.to_owned(),
-            gen_dev: gi.name.clone(),
-            src_ip: address(&gi.address, "gen's address")?,
-            dut_netns: control::node_netns(lab, &hop.name)?.to_owned(),
-            dut_dev: hi.name.clone(),
-            dut_mac: hi.mac.clone(),
-            recv_netns: control::node_netns(lab, "recv")?.to_owned(),
-            recv_dev: ri.name.clone(),
-            dst_ip: address(&ri.address, "recv's address")?,
-            threads,
-            forwarding_marker: forwarding::marker_path(dir, &lab.name),
-            restored: None,
-        };
-        path.restored = forwarding::restore_interrupted(&path)?;
-        Ok(path)
-    }
-}
-
-/// One-way latency percentiles of a trial, microseconds.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Latency {
-    /// Smallest.
-    pub min: f64,
-    /// Median.
-    pub p50: f64,
-    /// 90th percentile.
-    pub p90: f64,
-    /// 99th percentile.
-    pub p99: f64,
-    /// Largest.
-    pub max: f64,
-}
-
-/// What one trial counted.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Counted {
-    /// Frames the generator sent.
-    pub sent: u64,
-    /// The generator's own time, seconds.
-    pub seconds: f64,
-    /// Distinct signed frames the receiver counted.
-    pub received: u64,
-    /// Frames the receive ring dropped (the counter's loss, not the DUT's).
-    pub ring_drops: u64,
-    /// One-way latency, when frames arrived.
-    pub latency: Option<Latency>,
-}
 
 /// Where the counter listens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -338,37 +164,65 @@ pub fn run(
         &|| false,
         "gen --receive",
     );
-    let sent = result?;
-    let received = received?;
-    let num = |v: &Value, k: &str| v[k].as_u64().unwrap_or(0);
-    let lat = &received["latency_us"];
-    let latency = lat.is_object().then(|| {
-        let f = |k: &str| lat[k].as_f64().unwrap_or(0.0);
-        Latency {
-            min: f("min"),
-            p50: f("p50"),
-            p90: f("p90"),
-            p99: f("p99"),
-            max: f("max"),
-        }
-    });
-    Ok(Counted {
-        sent: num(&sent, "sent_frames"),
-        seconds: sent["seconds"].as_f64().unwrap_or(secs),
-        received: num(&received, "received_frames"),
-        ring_drops: num(&received, "ring_drops"),
-        latency,
+    let sent: Sent = read("linerate gen", &result?)?;
+    let received: Received = read("linerate gen --receive", &received?)?;
+    Ok(counted(&sent, &received))
+}
+
+/// A trial from the two documents.
+fn counted(sent: &Sent, received: &Received) -> Counted {
+    Counted {
+        sent: sent.sent_frames,
+        seconds: sent.seconds,
+        received: received.received_frames,
+        ring_drops: received.ring_drops,
+        latency: received.latency_us.map(|l| Latency {
+            min: l.min,
+            p50: l.p50,
+            p90: l.p90,
+            p99: l.p99,
+            max: l.max,
+        }),
+    }
+}
+
+/// Reads `program`'s JSON output as its document type; an error names the field that is
+/// missing or of the wrong type.
+fn read<T: DocumentType>(program: &str, out: &[u8]) -> Result<T, LabError> {
+    if out.iter().all(u8::is_ascii_whitespace) {
+        return Err(LabError::Io {
+            what: format!("{program} printed no JSON document"),
+            source: std::io::Error::from(std::io::ErrorKind::InvalidData),
+        });
+    }
+    document::read(out).map_err(|source| LabError::Document {
+        program: program.to_owned(),
+        schema: T::SCHEMA,
+        source,
     })
 }
 
-/// Waits (bounded) for a `linerate gen` child and reads its JSON document; exit 130 (stopped
-/// by SIGINT after printing) counts as done.
+/// A document `linerate gen` prints, with its schema's name.
+trait DocumentType: serde::de::DeserializeOwned {
+    const SCHEMA: &'static str;
+}
+
+impl DocumentType for Sent {
+    const SCHEMA: &'static str = document::SentSchema::TEXT;
+}
+
+impl DocumentType for Received {
+    const SCHEMA: &'static str = document::ReceivedSchema::TEXT;
+}
+
+/// Waits (bounded) for a `linerate gen` child and takes what it printed; exit 130 (stopped by
+/// SIGINT after printing) counts as done.
 fn finish(
     child: &mut Child,
     limit: Duration,
     interrupted: &dyn Fn() -> bool,
     what: &str,
-) -> Result<Value, LabError> {
+) -> Result<Vec<u8>, LabError> {
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
     let reader = std::thread::spawn(move || {
@@ -393,70 +247,112 @@ fn finish(
             source: std::io::Error::other("load generator failed"),
         });
     }
-    serde_json::from_slice(&out).map_err(|e| LabError::Io {
-        what: format!("linerate {what} printed no JSON document: {e}"),
-        source: std::io::Error::from(std::io::ErrorKind::InvalidData),
-    })
+    Ok(out)
 }
 
-/// A search trial at `load` frames/s: [`run`], with what the load offered. A generator that
-/// fell short of the load (under 98 % of its frames sent) did not offer it; on a shared machine
-/// that may be a passing stall, so the trial is run once more, and when it falls short again
-/// the frames it did not send count as offered (and lost), so a load the generator cannot make
-/// is never called forwarded. Returns the last trial, the frames offered, and whether the
-/// generator fell short.
-pub fn offered(
-    path: &LabPath,
-    frame: &str,
-    load: f64,
-    secs: f64,
-    interrupted: &dyn Fn() -> bool,
-) -> Result<(Counted, u64, bool), LabError> {
-    let mut attempts = 0;
-    loop {
-        let c = run(path, frame, Some(load), secs, Counter::Recv, interrupted)?;
-        attempts += 1;
-        let intended = (load * c.seconds.max(secs * 0.5)).round() as u64;
-        if (c.sent as f64) >= intended as f64 * 0.98 {
-            let sent = c.sent;
-            return Ok((c, sent, false));
-        }
-        if attempts >= 2 || interrupted() {
-            return Ok((c, intended, true));
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use linerate_traffic::generator::document::{
+        EngineUsed, IfCounters, ReceivedSchema, SentSchema, ThreadSent,
+    };
+
+    fn sent() -> Sent {
+        Sent {
+            schema: SentSchema,
+            dev: "lr-x-gen0".into(),
+            sent_frames: 20_000,
+            sent_bytes: 1_280_000,
+            seconds: 2.0,
+            sent_pps: 10_000.0,
+            sent_l2_bps: 5_120_000.0,
+            engine: EngineUsed::Packet,
+            engine_detail: "AF_PACKET".into(),
+            engine_fallback: None,
+            threads: vec![ThreadSent {
+                thread: 0,
+                sent_frames: 20_000,
+                sent_bytes: 1_280_000,
+                seconds: 2.0,
+                sent_pps: 10_000.0,
+                wrong_format: 0,
+                pinned: true,
+                cpu: Some(1),
+                queue: None,
+            }],
         }
     }
-}
 
-/// The generator alone: as fast as it goes for `secs` into the DUT with forwarding off,
-/// counted at the DUT's ingress. Returns the trial (received/seconds is the ceiling).
-pub fn generator_ceiling(
-    path: &LabPath,
-    frame: &str,
-    secs: f64,
-    interrupted: &dyn Fn() -> bool,
-) -> Result<Counted, LabError> {
-    let dut = Netns::open(&path.dut_netns)?;
-    let _off = ForwardingOff::new(&dut, &path.forwarding_marker)?;
-    run(path, frame, None, secs, Counter::DutIngress, interrupted)
-}
-
-/// A few frames through the DUT before measuring, so that its neighbour entry for `recv` is
-/// resolved (the first frames would otherwise wait for ARP, or be lost, in a zero-loss trial).
-pub fn warm_up(
-    path: &LabPath,
-    frame: &str,
-    interrupted: &dyn Fn() -> bool,
-) -> Result<(), LabError> {
-    let c = run(path, frame, Some(1000.0), 0.3, Counter::Recv, interrupted)?;
-    if c.received == 0 {
-        return Err(LabError::Io {
-            what: format!(
-                "no frame sent from gen ({}) reached recv ({}) through the DUT: is forwarding on \
-                 and the path open?",
-                path.src_ip, path.dst_ip
-            ),
-            source: std::io::Error::from(std::io::ErrorKind::NotConnected),
-        });
+    fn received() -> Received {
+        Received {
+            schema: ReceivedSchema,
+            dev: "lr-x-recv0".into(),
+            seconds: 3.0,
+            active_seconds: 2.0,
+            received_frames: 19_990,
+            received_bytes: 1_279_360,
+            received_pps: 9995.0,
+            received_l2_bps: 5_117_440.0,
+            lost_frames: 10,
+            loss_ratio: 0.0005,
+            duplicate_frames: 0,
+            reordered_frames: 0,
+            streams: 1,
+            other_frames: 0,
+            latency_us: Some(document::Latency {
+                min: 3.0,
+                p50: 8.0,
+                p90: 11.0,
+                p99: 30.0,
+                p999: 50.0,
+                max: 60.0,
+                mean: 9.0,
+            }),
+            clock_skew_frames: 0,
+            ring_drops: 2,
+            interface: IfCounters::default(),
+        }
     }
-    Ok(())
+
+    #[test]
+    fn a_trial_is_what_the_two_documents_say() {
+        let s = serde_json::to_vec(&sent()).expect("json");
+        let r = serde_json::to_vec(&received()).expect("json");
+        let c = counted(
+            &read::<Sent>("linerate gen", &s).expect("sent"),
+            &read::<Received>("linerate gen --receive", &r).expect("received"),
+        );
+        assert_eq!((c.sent, c.received, c.ring_drops), (20_000, 19_990, 2));
+        assert_eq!(c.seconds, 2.0);
+        assert_eq!(c.latency.map(|l| l.p50), Some(8.0));
+    }
+
+    #[test]
+    fn a_renamed_field_in_the_generator_s_document_fails_the_trial_naming_it() {
+        // What a generator whose output type renamed `sent_frames` prints: the lab's reading
+        // fails and says which field, instead of counting 0 frames sent.
+        let text = serde_json::to_string(&sent()).expect("json").replacen(
+            "\"sent_frames\"",
+            "\"frames_sent\"",
+            1,
+        );
+        let err = read::<Sent>("linerate gen", text.as_bytes())
+            .expect_err("a renamed field")
+            .to_string();
+        assert!(err.contains("`sent_frames`"), "{err}");
+        assert!(err.contains("linerate.gen/1"), "{err}");
+        // The receiver's, likewise, for a field of the wrong type.
+        let text = serde_json::to_string(&received())
+            .expect("json")
+            .replace("\"received_frames\":19990", "\"received_frames\":\"19990\"");
+        let err = read::<Received>("linerate gen --receive", text.as_bytes())
+            .expect_err("a string")
+            .to_string();
+        assert!(err.contains("`received_frames`"), "{err}");
+        // Nothing printed is said so.
+        let err = read::<Sent>("linerate gen", b"")
+            .expect_err("empty")
+            .to_string();
+        assert!(err.contains("printed no JSON document"), "{err}");
+    }
 }

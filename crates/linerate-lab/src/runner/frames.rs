@@ -1,89 +1,117 @@
 //! The frame generator as an experiment's load: `pps` workloads sent by `linerate gen` (raw
-//! frames, `streams` sending threads) and counted by `linerate gen --receive` in `recv`, and
-//! `rfc2544` workloads (NDR through the DUT by the search in [`crate::rfc2544`]). Each run's
-//! result is written as an iperf3-schema document (UDP sums: frames sent, frames lost) with the
-//! details in its `linerate` object, so the results store keeps it like any other run.
+//! frames, `streams` sending threads) and counted by `linerate gen --receive` in `recv`, each
+//! run written as a typed iperf3-schema document (UDP sums: frames sent, frames lost, the
+//! details in its `linerate` object) so the results store keeps it like any other run; and
+//! `rfc2544` workloads: the RFC 2544 procedure ([`crate::rfc2544::procedure`], the one `lab
+//! rfc2544` runs) on the lab's namespaces for the workload's frame size, stored as `lab
+//! rfc2544` stores its results.
 
 use std::path::Path;
 
-use linerate_iperf3::Document;
-use serde_json::json;
+use linerate_calc::ethernet::FrameSpec;
+use linerate_iperf3::{Document, EndReport, Linerate, Start, TestStart, Timestamp};
+use linerate_store::rfc2544::{SearchMethod, Settings};
+use linerate_units::ByteSize;
 
-use super::Measure;
+use super::{Measure, RunDocument};
 use crate::LabError;
 use crate::experiment::Workload;
-use crate::rfc2544::forwarding::Restored;
-use crate::rfc2544::search::{self, Config, Measurer};
-use crate::rfc2544::trial::{self, Counter, LabPath};
+use crate::rfc2544::bed::{Counted, TestBed};
+use crate::rfc2544::namespaces::Namespaces;
+use crate::rfc2544::procedure::{self, MaxLoad, Plan};
+use crate::rfc2544::search;
 use crate::state::{LabState, StateDir};
 
-fn frame_of(w: &Workload) -> String {
-    w.frame.map_or(64, |f| f.bytes()).to_string()
+/// Length of an `rfc2544` run's generator-ceiling measurement, seconds.
+const CEILING_TRIAL_S: f64 = 1.0;
+
+/// The workload's frame size (64 bytes unless it says).
+fn frame_of(w: &Workload) -> FrameSpec {
+    FrameSpec::Size(w.frame.unwrap_or(ByteSize::from_bytes(64)))
 }
 
 fn threads(w: &Workload) -> u16 {
     u16::try_from(w.streams).unwrap_or(u16::MAX).clamp(1, 64)
 }
 
-/// An iperf3-schema document of `sent` frames of which `received` arrived over `secs`.
+/// The iperf3-schema document of a `pps` run: `c` over `secs` seconds, with what resolving
+/// the path repaired.
 fn document(
-    mode: &str,
-    restored: Option<&Restored>,
     w: &Workload,
     secs: f64,
-    sent: u64,
-    received: u64,
-    extra: serde_json::Value,
-) -> Option<Document> {
+    c: &Counted,
+    restored: Option<String>,
+) -> Result<Document, LabError> {
     let frame = w.frame.map_or(64, |f| f.bytes()) as f64;
+    let (sent, received) = (c.sent, c.received);
     let lost = sent.saturating_sub(received);
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let sum = |frames: u64| {
-        json!({
-            "start": 0.0,
-            "end": secs,
-            "seconds": secs,
-            "bytes": (frames as f64 * frame) as u64,
-            "bits_per_second": frames as f64 * frame * 8.0 / secs.max(1e-9),
-            "packets": sent,
-            "lost_packets": lost,
-            "lost_percent": if sent > 0 { lost as f64 / sent as f64 * 100.0 } else { 0.0 },
-            "jitter_ms": 0.0,
-            "sender": true,
+    let sum = |frames: u64| EndReport {
+        start: Some(0.0),
+        end: Some(secs),
+        seconds: Some(secs),
+        bytes: (frames as f64 * frame) as u64,
+        bits_per_second: frames as f64 * frame * 8.0 / secs.max(1e-9),
+        packets: Some(sent),
+        lost_packets: Some(lost),
+        lost_percent: Some(if sent > 0 {
+            lost as f64 / sent as f64 * 100.0
+        } else {
+            0.0
+        }),
+        jitter_ms: Some(0.0),
+        sender: Some(true),
+        ..EndReport::default()
+    };
+    let mut linerate = Linerate {
+        mode: Some("pps".into()),
+        sent_pps: Some(sent as f64 / secs.max(1e-9)),
+        received_pps: Some(received as f64 / secs.max(1e-9)),
+        lost_packets: Some(lost),
+        ..Linerate::default()
+    };
+    let encode = |v: Result<serde_json::Value, serde_json::Error>| {
+        v.map_err(|e| LabError::Io {
+            what: "encode the run's document".into(),
+            source: std::io::Error::other(e),
         })
     };
-    let mut linerate = json!({
-        "mode": mode,
-        "generator": "linerate gen",
-        "sent_pps": sent as f64 / secs.max(1e-9),
-        "received_pps": received as f64 / secs.max(1e-9),
-        "lost_packets": lost,
-    });
-    if let (Some(obj), serde_json::Value::Object(more)) = (linerate.as_object_mut(), extra) {
-        obj.extend(more);
-    }
+    let extra = &mut linerate.extra;
+    extra.insert("generator".into(), "linerate gen".into());
+    extra.insert("ring_drops".into(), c.ring_drops.into());
+    extra.insert(
+        "latency_us".into(),
+        encode(serde_json::to_value(c.latency))?,
+    );
     // What resolving the path repaired goes with the run, where the store keeps it.
-    if let (Some(obj), Some(r)) = (linerate.as_object_mut(), restored) {
-        obj.insert("forwarding_restored".into(), json!(r.to_string()));
+    if let Some(r) = restored {
+        extra.insert("forwarding_restored".into(), r.into());
     }
-    let doc = json!({
-        "start": {
-            "version": "linerate gen",
-            "timestamp": { "timesecs": now },
-            "test_start": {
-                "protocol": "UDP",
-                "num_streams": w.streams,
-                "blksize": frame as u64,
-                "duration": w.duration.as_secs_f64(),
-            },
+    let mut doc = Document {
+        start: Start {
+            version: Some("linerate gen".into()),
+            timestamp: Some(Timestamp {
+                timesecs: Some(now),
+                ..Timestamp::default()
+            }),
+            test_start: Some(TestStart {
+                protocol: Some("UDP".into()),
+                num_streams: Some(u64::from(w.streams)),
+                blksize: Some(frame as u64),
+                duration: Some(w.duration.as_secs_f64()),
+                ..TestStart::default()
+            }),
+            ..Start::default()
         },
-        "intervals": [],
-        "end": { "sum": sum(sent), "sum_sent": sum(sent), "sum_received": sum(received) },
-        "linerate": linerate,
-    });
-    serde_json::from_value(doc).ok()
+        linerate: Some(linerate),
+        ..Document::default()
+    };
+    doc.end.sum = Some(sum(sent));
+    doc.end.sum_sent = Some(sum(sent));
+    doc.end.sum_received = Some(sum(received));
+    Ok(doc)
 }
 
 /// A `pps` run: the generator as fast as it goes for the workload's duration; the measure is
@@ -95,72 +123,53 @@ pub fn pps(
     dir: &StateDir,
     interrupted: &dyn Fn() -> bool,
 ) -> Result<Measure, LabError> {
-    let path = LabPath::through(dir, lab, binary.to_owned(), threads(w))?;
+    let mut bed = Namespaces::through(dir, lab, binary.to_owned(), threads(w), interrupted)?;
     let frame = frame_of(w);
-    trial::warm_up(&path, &frame, interrupted)?;
-    let secs = w.duration.as_secs_f64();
-    let c = trial::run(&path, &frame, None, secs, Counter::Recv, interrupted)?;
+    bed.warm_up(frame)?;
+    let c = bed.trial(frame, None, w.duration.as_secs_f64())?;
     let seconds = c.seconds.max(1e-9);
-    let extra = json!({
-        "ring_drops": c.ring_drops,
-        "latency_us": c.latency,
-    });
+    let doc = document(w, seconds, &c, bed.repaired())?;
     Ok(Measure {
         value: c.received as f64 / seconds,
         unit: "packet/s",
         seconds,
-        document: document(
-            "pps",
-            path.restored.as_ref(),
-            w,
-            seconds,
-            c.sent,
-            c.received,
-            extra,
-        ),
+        document: Some(RunDocument::Iperf3(Box::new(doc))),
     })
 }
 
-struct Trials<'a> {
-    path: &'a LabPath,
-    frame: String,
-    interrupted: &'a dyn Fn() -> bool,
-}
-
-impl Measurer for Trials<'_> {
-    type Error = LabError;
-    fn measure(&mut self, load: f64, duration: f64) -> Result<(u64, u64), LabError> {
-        let (c, offered, _) =
-            trial::offered(self.path, &self.frame, load, duration, self.interrupted)?;
-        Ok((offered, c.received))
-    }
-}
-
-/// The search of an `rfc2544` workload up to `max_load` frames/s: final trials of the
+/// The procedure's plan for an `rfc2544` workload: final trials of the
 /// workload's duration, its `pdr`, `width`, `phases`, `repeat` and `initial_trial` where it sets
 /// them, else the defaults of `lab rfc2544` (the first phase's trials a tenth of the final ones,
-/// 0.2 to 1 s).
-fn search_config(w: &Workload, max_load: f64) -> Config {
+/// 0.2 to 1 s), latency trials as long as the final ones unless `latency = false`.
+fn plan(w: &Workload) -> Plan {
     let final_s = w.duration.as_secs_f64();
     let initial_s = w
         .initial_trial
         .map_or((final_s / 10.0).clamp(0.2, 1.0), |d| d.as_secs_f64());
-    Config {
-        goals: search::ndr_and_pdr(w.pdr.map_or(search::DEFAULT_PDR, |p| p.fraction())),
-        min_load: search::min_load_for(max_load),
-        max_load,
-        // `lab run --duration` may have shortened the final trials below the file's.
-        initial_duration: initial_s.min(final_s),
-        final_duration: final_s,
-        phases: w.phases.unwrap_or(search::DEFAULT_PHASES),
-        width: w.width.map_or(search::DEFAULT_WIDTH, |p| p.fraction()),
-        final_repeats: w.repeat.unwrap_or(search::DEFAULT_REPEATS),
+    Plan {
+        frames: vec![frame_of(w)],
+        settings: Settings {
+            trial_s: final_s,
+            // `lab run --duration` may have shortened the final trials below the file's.
+            initial_trial_s: initial_s.min(final_s),
+            phases: w.phases.unwrap_or(search::DEFAULT_PHASES),
+            width: w.width.map_or(search::DEFAULT_WIDTH, |p| p.fraction()),
+            pdr_loss_ratio: w.pdr.map_or(search::DEFAULT_PDR, |p| p.fraction()),
+            repeat: w.repeat.unwrap_or(search::DEFAULT_REPEATS),
+            threads: threads(w),
+            search: SearchMethod::Mlr,
+            latency: w.latency.unwrap_or(true),
+        },
         max_trials: search::DEFAULT_MAX_TRIALS,
+        max_load: MaxLoad::Ceiling,
+        ceiling_trial_s: CEILING_TRIAL_S,
+        latency_trial_s: final_s,
+        link_rate: None,
     }
 }
 
-/// An `rfc2544` run: NDR (and PDR, 0.5 % unless the workload says) of the workload's frame
-/// size through the DUT, by [`search_config`]; the measure is NDR in frames/s.
+/// An `rfc2544` run: the procedure for the workload's frame size through the DUT, by
+/// [`plan`]; the measure is NDR in frames/s, the document the stored RFC 2544 result.
 pub fn rfc2544(
     lab: &LabState,
     w: &Workload,
@@ -168,66 +177,18 @@ pub fn rfc2544(
     dir: &StateDir,
     interrupted: &dyn Fn() -> bool,
 ) -> Result<Measure, LabError> {
-    let path = LabPath::of(dir, lab, binary.to_owned(), threads(w))?;
-    let frame = frame_of(w);
-    trial::warm_up(&path, &frame, interrupted)?;
-    let started = std::time::Instant::now();
-    let ceiling = trial::generator_ceiling(&path, &frame, 1.0, interrupted)?;
-    let ceiling_pps = ceiling.received as f64 / ceiling.seconds.max(1e-9);
-    let bytes = w.frame.map_or(64, |f| f.bytes()) as f64;
-    let link = lab
-        .links
-        .iter()
-        .find(|l| l.id == "l0")
-        .and_then(|l| l.fwd.as_ref())
-        .and_then(|i| i.rate)
-        .map_or(10e9, |r| r.as_f64());
-    let line_pps = linerate_calc::ethernet::frames_per_second(
-        linerate_units::BitRate::from_bps_f64(link),
-        bytes,
-    )
-    .pps();
-    let max_load = line_pps.min(ceiling_pps).max(100.0);
-    let final_s = w.duration.as_secs_f64();
-    let cfg = search_config(w, max_load);
-    let mut m = Trials {
-        path: &path,
-        frame,
-        interrupted,
+    let mut bed = Namespaces::router(dir, lab, binary.to_owned(), threads(w), interrupted)?;
+    let out = procedure::run(&mut bed, &plan(w), interrupted, &mut |_| {})?;
+    let Some(doc) = out.documents().into_iter().next() else {
+        return Err(LabError::Stopped);
     };
-    let out = search::search(&cfg, &mut m, &mut |_| {})?;
-    let ndr = out.goals[0].lower.unwrap_or(0.0);
-    let pdr = out.goals[1].lower.unwrap_or(0.0).max(ndr);
-    let extra = json!({
-        "rfc2544": {
-            "search_seconds": started.elapsed().as_secs_f64(),
-            "ndr_pps": ndr,
-            "pdr_pps": pdr,
-            "line_rate_pps": line_pps,
-            "generator_ceiling_pps": ceiling_pps,
-            "generator_bound": ndr >= ceiling_pps * 0.9,
-            "trial_count": out.trials.len(),
-            "trial_seconds": out.trial_seconds(),
-            "converged": out.converged,
-            "trials": out.trials,
-        }
-    });
-    // The runner checks a run's length against the workload's duration: the search's wall
-    // time is in the document, the measure reports the final trial's length.
-    let sent = (ndr * final_s).round() as u64;
     Ok(Measure {
-        value: ndr,
+        value: doc.result.ndr_pps,
         unit: "packet/s",
-        seconds: final_s,
-        document: document(
-            "rfc2544",
-            path.restored.as_ref(),
-            w,
-            final_s,
-            sent,
-            sent,
-            extra,
-        ),
+        // The runner checks a run's length against the workload's duration: the search's
+        // wall time is in the document, the measure reports the final trial's length.
+        seconds: w.duration.as_secs_f64(),
+        document: Some(RunDocument::Rfc2544(Box::new(doc))),
     })
 }
 
@@ -254,24 +215,31 @@ mod tests {
         let w = workload(
             "pdr = \"0.1%\"\nwidth = \"2%\"\nphases = 3\nrepeat = 1\ninitial_trial = \"500ms\"\n",
         );
-        let cfg = search_config(&w, 1e6);
-        assert_eq!(cfg.goals, search::ndr_and_pdr(0.001));
-        assert!((cfg.width - 0.02).abs() < 1e-12, "{cfg:?}");
-        assert_eq!((cfg.phases, cfg.final_repeats), (3, 1));
-        assert_eq!((cfg.initial_duration, cfg.final_duration), (0.5, 4.0));
-        assert_eq!(cfg.max_load, 1e6);
-        assert_eq!(cfg.max_trials, search::DEFAULT_MAX_TRIALS);
+        let p = plan(&w);
+        let s = &p.settings;
+        assert_eq!(s.pdr_loss_ratio, 0.001);
+        assert!((s.width - 0.02).abs() < 1e-12, "{s:?}");
+        assert_eq!((s.phases, s.repeat), (3, 1));
+        assert_eq!((s.initial_trial_s, s.trial_s), (0.5, 4.0));
+        assert_eq!(p.max_trials, search::DEFAULT_MAX_TRIALS);
+        assert_eq!(p.max_load, MaxLoad::Ceiling);
+        // Latency at 10/50/90 % of NDR unless the workload says no, each as long as a final
+        // trial.
+        assert!(s.latency);
+        assert_eq!(p.latency_trial_s, 4.0);
+        assert!(!plan(&workload("latency = false\n")).settings.latency);
     }
 
     #[test]
     fn without_the_keys_the_search_keeps_its_defaults() {
-        let cfg = search_config(&workload(""), 1e6);
-        assert_eq!(cfg.goals, search::ndr_and_pdr(search::DEFAULT_PDR));
-        assert_eq!(cfg.width, search::DEFAULT_WIDTH);
-        assert_eq!(cfg.phases, search::DEFAULT_PHASES);
-        assert_eq!(cfg.final_repeats, search::DEFAULT_REPEATS);
+        let s = plan(&workload("")).settings;
+        assert_eq!(s.pdr_loss_ratio, search::DEFAULT_PDR);
+        assert_eq!(s.width, search::DEFAULT_WIDTH);
+        assert_eq!(s.phases, search::DEFAULT_PHASES);
+        assert_eq!(s.repeat, search::DEFAULT_REPEATS);
+        assert!(s.latency);
         // A tenth of the final trial, at least 200 ms.
-        assert_eq!((cfg.initial_duration, cfg.final_duration), (0.4, 4.0));
+        assert_eq!((s.initial_trial_s, s.trial_s), (0.4, 4.0));
     }
 
     #[test]
@@ -279,7 +247,7 @@ mod tests {
         let mut w = workload("initial_trial = \"3s\"\n");
         // What `lab run --duration 1s` does to the file's workload.
         w.duration = linerate_units::Duration::from_secs(1);
-        let cfg = search_config(&w, 1e6);
-        assert_eq!((cfg.initial_duration, cfg.final_duration), (1.0, 1.0));
+        let s = plan(&w).settings;
+        assert_eq!((s.initial_trial_s, s.trial_s), (1.0, 1.0));
     }
 }

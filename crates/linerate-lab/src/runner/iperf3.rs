@@ -211,7 +211,7 @@ pub(crate) fn run_pair(
             && let Ok(d) = &doc
             && let Some(mut m) = parse(d)
         {
-            m.document = doc.ok();
+            m.document = doc.ok().map(|d| super::RunDocument::Iperf3(Box::new(d)));
             measure = Some(m);
             break;
         }

@@ -1,5 +1,6 @@
 //! RFC 2544 throughput against frame size: NDR and PDR in frames/s per frame size (`lab
-//! rfc2544`), one point per size, the sizes on a logarithmic axis (64 to 1518 bytes and more).
+//! rfc2544`), one point per size, the sizes on a logarithmic axis (64 to 1518 bytes and more);
+//! one pair of lines per series when the points belong to several (`lab run`'s variants).
 
 use plotters::prelude::*;
 
@@ -19,17 +20,8 @@ pub struct FramePoint {
     pub pdr_pps: f64,
     /// The result is the generator's, not the DUT's.
     pub generator_bound: bool,
-}
-
-/// (divisor, unit) for frame rates.
-fn pps_scale(max: f64) -> (f64, &'static str) {
-    if max >= 1e6 {
-        (1e6, "Mpps")
-    } else if max >= 1e3 {
-        (1e3, "kpps")
-    } else {
-        (1.0, "pps")
-    }
+    /// The series it belongs to (a variant of `lab run`); empty when there is one.
+    pub series: String,
 }
 
 /// Said in the caption when the two series are one line.
@@ -69,10 +61,18 @@ pub fn ndr_pdr(points: &[FramePoint], name: &str, title: &str) -> Result<Chart, 
         .iter()
         .map(|p| p.pdr_pps.max(p.ndr_pps))
         .fold(0.0_f64, f64::max);
-    let (div, unit) = pps_scale(max);
+    let (div, unit) = crate::unit::Unit::PacketRate.axis(max);
     let top = if max > 0.0 { max / div * 1.25 } else { 1.0 };
     let y_desc = format!("frames/s ({unit})");
-    let (ndr_colour, pdr_colour) = (PALETTE[0], PALETTE[1]);
+    // One pair of lines per series, in the order first seen; a lone series keeps the plain
+    // names.
+    let mut series: Vec<&str> = Vec::new();
+    for p in &points {
+        if !series.contains(&p.series.as_str()) {
+            series.push(&p.series);
+        }
+    }
+    let named = series.len() > 1;
     render(name.to_owned(), caption.clone(), (900, 420), |root| {
         let mut chart = ChartBuilder::on(root)
             .caption(&caption, (FONT, 20))
@@ -87,61 +87,76 @@ pub fn ndr_pdr(points: &[FramePoint], name: &str, title: &str) -> Result<Chart, 
             &y_desc,
             Some(6),
         )?;
-        // PDR underneath: dashed, 4 px, hollow squares of 12 px.
-        let pdr_line = pdr_colour.stroke_width(PDR_WIDTH);
-        chart
-            .draw_series(DashedLineSeries::new(
-                points.iter().map(|p| (p.bytes, p.pdr_pps / div)),
-                10,
-                6,
-                pdr_line,
-            ))
-            .map_err(err)?
-            .label("PDR")
-            .legend(move |(x, y)| {
-                EmptyElement::at((x, y))
-                    + PathElement::new(vec![(0, 0), (8, 0)], pdr_line)
-                    + PathElement::new(vec![(14, 0), (22, 0)], pdr_line)
-                    + square(11, pdr_colour)
-            });
-        chart
-            .draw_series(
-                points
-                    .iter()
-                    .map(|p| EmptyElement::at((p.bytes, p.pdr_pps / div)) + square(0, pdr_colour)),
-            )
-            .map_err(err)?;
-        // NDR on top: solid, 2 px, filled dots.
-        chart
-            .draw_series(LineSeries::new(
-                points.iter().map(|p| (p.bytes, p.ndr_pps / div)),
-                ndr_colour.stroke_width(NDR_WIDTH),
-            ))
-            .map_err(err)?
-            .label("NDR (no loss)")
-            .legend(move |(x, y)| {
-                EmptyElement::at((x, y))
-                    + PathElement::new(vec![(0, 0), (22, 0)], ndr_colour.stroke_width(NDR_WIDTH))
-                    + Circle::new((11, 0), 4, ndr_colour.filled())
-            });
-        chart
-            .draw_series(
-                points
-                    .iter()
-                    .map(|p| Circle::new((p.bytes, p.ndr_pps / div), 4, ndr_colour.filled())),
-            )
-            .map_err(err)?;
-        // Each size named at its NDR point, "(!)" when generator-bound.
-        chart
-            .draw_series(points.iter().map(|p| {
-                let label = if p.generator_bound {
-                    format!("{} (!)", p.label)
+        for (k, name) in series.iter().enumerate() {
+            let ndr_colour = PALETTE[(2 * k) % PALETTE.len()];
+            let pdr_colour = PALETTE[(2 * k + 1) % PALETTE.len()];
+            let of = |label: &str| {
+                if named {
+                    format!("{label} · {name}")
                 } else {
-                    p.label.clone()
-                };
-                Text::new(label, (p.bytes, p.ndr_pps / div), (FONT, 13))
-            }))
-            .map_err(err)?;
+                    label.to_owned()
+                }
+            };
+            let points: Vec<&FramePoint> = points.iter().filter(|p| p.series == *name).collect();
+            // PDR underneath: dashed, 4 px, hollow squares of 12 px.
+            let pdr_line = pdr_colour.stroke_width(PDR_WIDTH);
+            chart
+                .draw_series(DashedLineSeries::new(
+                    points.iter().map(|p| (p.bytes, p.pdr_pps / div)),
+                    10,
+                    6,
+                    pdr_line,
+                ))
+                .map_err(err)?
+                .label(of("PDR"))
+                .legend(move |(x, y)| {
+                    EmptyElement::at((x, y))
+                        + PathElement::new(vec![(0, 0), (8, 0)], pdr_line)
+                        + PathElement::new(vec![(14, 0), (22, 0)], pdr_line)
+                        + square(11, pdr_colour)
+                });
+            chart
+                .draw_series(
+                    points.iter().map(|p| {
+                        EmptyElement::at((p.bytes, p.pdr_pps / div)) + square(0, pdr_colour)
+                    }),
+                )
+                .map_err(err)?;
+            // NDR on top: solid, 2 px, filled dots.
+            chart
+                .draw_series(LineSeries::new(
+                    points.iter().map(|p| (p.bytes, p.ndr_pps / div)),
+                    ndr_colour.stroke_width(NDR_WIDTH),
+                ))
+                .map_err(err)?
+                .label(of("NDR (no loss)"))
+                .legend(move |(x, y)| {
+                    EmptyElement::at((x, y))
+                        + PathElement::new(
+                            vec![(0, 0), (22, 0)],
+                            ndr_colour.stroke_width(NDR_WIDTH),
+                        )
+                        + Circle::new((11, 0), 4, ndr_colour.filled())
+                });
+            chart
+                .draw_series(
+                    points
+                        .iter()
+                        .map(|p| Circle::new((p.bytes, p.ndr_pps / div), 4, ndr_colour.filled())),
+                )
+                .map_err(err)?;
+            // Each size named at its NDR point, "(!)" when generator-bound.
+            chart
+                .draw_series(points.iter().map(|p| {
+                    let label = if p.generator_bound {
+                        format!("{} (!)", p.label)
+                    } else {
+                        p.label.clone()
+                    };
+                    Text::new(label, (p.bytes, p.ndr_pps / div), (FONT, 13))
+                }))
+                .map_err(err)?;
+        }
         legend(&mut chart, SeriesLabelPosition::UpperRight)
     })
 }
@@ -168,6 +183,7 @@ mod tests {
                 ndr_pps: 120_000.0,
                 pdr_pps: 125_000.0,
                 generator_bound: true,
+                series: String::new(),
             },
             FramePoint {
                 label: "imix".into(),
@@ -175,6 +191,7 @@ mod tests {
                 ndr_pps: 110_000.0,
                 pdr_pps: 111_000.0,
                 generator_bound: false,
+                series: String::new(),
             },
             FramePoint {
                 label: "1518".into(),
@@ -182,6 +199,7 @@ mod tests {
                 ndr_pps: 90_000.0,
                 pdr_pps: 95_000.0,
                 generator_bound: false,
+                series: String::new(),
             },
         ];
         let c = ndr_pdr(&points, "rfc2544", "RFC 2544").unwrap();
@@ -208,6 +226,7 @@ mod tests {
             ndr_pps: ndr,
             pdr_pps: pdr,
             generator_bound: false,
+            series: String::new(),
         }
     }
 
@@ -271,5 +290,23 @@ mod tests {
         assert!(!c.svg.contains(SAME_NOTE));
         assert_eq!(c.title, "t");
         assert!(c.svg.contains("PDR") && c.svg.contains("NDR (no loss)"));
+    }
+
+    #[test]
+    fn several_series_each_get_their_lines_and_names() {
+        let mut a = point("64", 64.0, 500_000.0, 510_000.0);
+        a.series = "no-firewall".into();
+        let mut b = point("64", 64.0, 300_000.0, 320_000.0);
+        b.series = "conntrack".into();
+        let c = ndr_pdr(&[a, b], "x", "t").unwrap();
+        for text in ["NDR (no loss) · no-firewall", "PDR · conntrack"] {
+            assert!(c.svg.contains(text), "{text} missing");
+        }
+        // The second series in its own colours.
+        assert!(
+            count(&c.svg, "circle", PALETTE[2], "fill=\"#") >= 1,
+            "{}",
+            c.svg
+        );
     }
 }

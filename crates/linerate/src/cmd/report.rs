@@ -173,7 +173,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         } else {
             verdicts::sweep(&groups, comparison.as_ref())
         },
-        rfc2544: rfc2544_points(&runs),
         runs,
         max_run_charts: 24,
         profiles: profiles_section(&store, &args, &groups)?,
@@ -221,26 +220,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         output::print_text(&text)?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The `lab rfc2544` results among `runs` (mode `rfc2544`, the frame size's result in the
-/// document), for the NDR/PDR-against-frame-size chart.
-fn rfc2544_points(
-    runs: &[(RunId, linerate_store::RunRecord)],
-) -> Vec<linerate_report::chart::FramePoint> {
-    runs.iter()
-        .filter(|(_, r)| r.mode == "rfc2544")
-        .filter_map(|(_, r)| {
-            let x = &r.document["result"];
-            Some(linerate_report::chart::FramePoint {
-                label: x["frame"].as_str()?.to_owned(),
-                bytes: x["frame_bytes"].as_f64()?,
-                ndr_pps: x["ndr_pps"].as_f64()?,
-                pdr_pps: x["pdr_pps"].as_f64()?,
-                generator_bound: x["generator_bound"].as_bool().unwrap_or(false),
-            })
-        })
-        .collect()
 }
 
 fn now() -> i64 {

@@ -9,7 +9,7 @@
 
 use anyhow::Context as _;
 use linerate_lab::experiment::Experiment as LabExperiment;
-use linerate_lab::runner::{Measure, RunRecord};
+use linerate_lab::runner::{Measure, RunDocument, RunRecord};
 use linerate_report::lab_run::{self, LabRun};
 use linerate_store::{Experiment, ExperimentPlan, ExperimentRef, ExperimentStatus};
 
@@ -142,7 +142,7 @@ impl Recorder {
             return;
         };
         let mut doc = doc.clone();
-        if let Some(bed) = self.beds.get(r.slot.variant) {
+        if let (RunDocument::Iperf3(doc), Some(bed)) = (&mut doc, self.beds.get(r.slot.variant)) {
             match serde_json::to_value(bed.lab_run(r, m)) {
                 Ok(v) => {
                     doc.linerate
@@ -168,7 +168,15 @@ impl Recorder {
                 .and_then(|v| v.parse::<f64>().ok()),
             sweep_label: self.sweep.as_ref().map(|s| s.parameter.clone()),
         };
-        match store_measured_run(&self.args, &doc, self.host.clone(), Some(experiment)) {
+        let stored = match doc {
+            RunDocument::Iperf3(doc) => {
+                store_measured_run(&self.args, &doc, self.host.clone(), Some(experiment))
+            }
+            RunDocument::Rfc2544(doc) => {
+                super::rfc2544::store::store_run(&self.args, &doc, self.host.clone(), experiment)
+            }
+        };
+        match stored {
             Ok(Some(id)) => {
                 self.stored += 1;
                 if let Some((p, frequency_hz)) = profile {

@@ -229,6 +229,9 @@ fn search_settings(w: &linerate_lab::experiment::Workload) -> Option<String> {
     if let Some(d) = w.initial_trial {
         set.push(format!("initial trial {d}"));
     }
+    if w.latency == Some(false) {
+        set.push("no latency trials".to_owned());
+    }
     (!set.is_empty()).then(|| set.join(", "))
 }
 

@@ -1,9 +1,10 @@
 //! The human rendering of `lab rfc2544`: one table of NDR/PDR per frame size (frames/s, L1 and
 //! L2 bit rates, % of line rate), one of latency, and the generator-bound warnings.
 
+use linerate_store::rfc2544::{Rate, SearchMethod};
 use linerate_units::{BitRate, PacketRate};
 
-use super::{Rate, Report};
+use super::Report;
 
 fn gbit(bps: f64) -> String {
     format!("{:.3}", bps / 1e9)
@@ -33,7 +34,7 @@ fn table(rows: &[Vec<String>]) -> String {
 }
 
 /// The report as text.
-pub fn text(r: &Report) -> String {
+pub fn text(r: &Report<'_>) -> String {
     let s = &r.settings;
     let mut out = format!(
         "RFC 2544 throughput of lab {} (gen → dut → recv), line rate {} at L1 ({})\n\
@@ -42,7 +43,7 @@ pub fn text(r: &Report) -> String {
         r.lab,
         BitRate::from_bps_f64(r.link_bps).human(),
         r.link_source,
-        if s.search == "binary" {
+        if s.search == SearchMethod::Binary {
             "plain binary search, one goal after the other"
         } else {
             "MLRsearch-style"
@@ -67,7 +68,7 @@ pub fn text(r: &Report) -> String {
         "trials".into(),
         "time s".into(),
     ]];
-    for f in &r.results {
+    for f in r.results {
         let mut row = vec![if f.generator_bound {
             format!("{} (!)", f.frame)
         } else {
@@ -96,7 +97,7 @@ pub fn text(r: &Report) -> String {
             "max".into(),
             "lost".into(),
         ]];
-        for f in &r.results {
+        for f in r.results {
             for l in &f.latency_us {
                 let mut row = vec![
                     f.frame.clone(),
@@ -116,11 +117,17 @@ pub fn text(r: &Report) -> String {
         out.push_str(&table(&rows));
     }
     out.push('\n');
-    for f in &r.results {
+    for f in r.results {
         out.push_str(&format!(
-            "frame {}: generator alone {} into a sink; line rate {}; NDR upper bound {}{}\n",
+            "frame {}: {}; line rate {}; NDR upper bound {}{}\n",
             f.frame,
-            PacketRate::from_pps(f.generator_ceiling_pps).human(),
+            f.generator_ceiling_pps.map_or_else(
+                || "the generator's own ceiling unknown".to_owned(),
+                |c| format!(
+                    "generator alone {} into a sink",
+                    PacketRate::from_pps(c).human()
+                )
+            ),
             PacketRate::from_pps(f.line_rate_pps).human(),
             f.ndr_upper_pps
                 .map_or("none (the maximum load passed)".to_owned(), |u| format!(

@@ -1,92 +1,46 @@
-//! The stored side of `lab rfc2544`: an experiment named `rfc2544-LAB` with one variant per
-//! frame size and one run each. A run's mode is `rfc2544`, its headline rate NDR at L2, and its
-//! document the frame size's `linerate.rfc2544/1` result (with the lab and settings), which
-//! `linerate report` reads to chart NDR and PDR against frame size. No schema change: the
-//! store's existing run and experiment tables hold it.
+//! The stored side of RFC 2544 results: one run per frame size, of mode `rfc2544`, its
+//! document the frame size's `linerate.rfc2544/1` result (`linerate_store::rfc2544`), which
+//! `linerate report` reads back to chart NDR and PDR against frame size. `lab rfc2544` stores
+//! its frame sizes as an experiment named `rfc2544-LAB` (one variant per size); `lab run`
+//! stores its `rfc2544` runs through [`store_run`] as repetitions of their variants, the same
+//! shape.
 
 use anyhow::Context as _;
+use linerate_lab::rfc2544::procedure::Throughput;
+use linerate_store::rfc2544::Rfc2544Run;
 use linerate_store::{
-    Direction, ExperimentPlan, ExperimentRef, ExperimentStatus, RunContext, RunRecord, RunSource,
-    RunSummary,
+    ExperimentPlan, ExperimentRef, ExperimentStatus, RunContext, RunId, RunSource,
 };
 
-use super::Report;
 use crate::cmd::history::db::{StoreRunArgs, command_line};
 
-/// Stores `report` (unless `--no-store`); returns the experiment's id.
-pub fn record(args: &StoreRunArgs, report: &Report) -> anyhow::Result<Option<String>> {
-    if args.no_store || report.results.is_empty() {
+/// Stores `t` (unless `--no-store`) as the experiment `rfc2544-LAB`; returns its id.
+pub fn record(args: &StoreRunArgs, t: &Throughput) -> anyhow::Result<Option<String>> {
+    if args.no_store || t.results.is_empty() {
         return Ok(None);
     }
     let mut store = args.db.open()?;
-    let name = format!("rfc2544-{}", report.lab);
+    let name = format!("rfc2544-{}", t.lab);
     let plan = ExperimentPlan {
-        variants: report.results.iter().map(|r| r.frame.clone()).collect(),
+        variants: t.results.iter().map(|r| r.frame.clone()).collect(),
         repetitions: 1,
     };
     let exp = store
         .begin_experiment(&name, &plan)
         .with_context(|| format!("storing experiment {name} in {}", store.path().display()))?;
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    for r in &report.results {
-        let mut doc = serde_json::json!({
-            "schema": super::SCHEMA,
-            "lab": report.lab,
-            "link_bps": report.link_bps,
-            "settings": report.settings,
-        });
-        doc["result"] = serde_json::to_value(r)?;
-        let mut context = RunContext::new(RunSource::Lab);
-        context.command_line = Some(command_line(std::env::args()));
-        context.tool = Some(format!("linerate {}", env!("CARGO_PKG_VERSION")));
-        let run = RunRecord {
-            started_at: now,
-            source: RunSource::Lab,
-            source_path: None,
-            command_line: context.command_line.clone(),
-            tool: context.tool.clone().unwrap_or_default(),
-            mode: "rfc2544".into(),
-            direction: Direction::Send,
-            peer: None,
-            streams: u32::from(report.settings.threads),
-            duration_s: r.search_seconds,
-            params: serde_json::to_value(&report.settings)?,
-            summary: RunSummary {
-                bytes_sent: 0,
-                bytes_received: 0,
-                sent_bps: r.ndr.l2_bps,
-                received_bps: r.ndr.l2_bps,
-                reverse_received_bps: None,
-                retransmits: None,
-                jitter_ms: None,
-                lost_packets: None,
-                packets: None,
-                lost_percent: None,
-                cpu_local_percent: None,
-                cpu_remote_percent: None,
-                mean_rtt_us: None,
-                transactions_per_second: None,
-            },
-            intervals: Vec::new(),
-            stream_results: Vec::new(),
-            latency: None,
-            host: None,
-            experiment: Some(ExperimentRef {
-                experiment: exp.id.clone(),
-                variant: r.frame.clone(),
-                repetition: 1,
-                sweep_value: Some(r.frame_bytes),
-                sweep_label: Some("frame (bytes)".into()),
-            }),
-            partial: false,
-            document: doc,
+    for doc in t.documents() {
+        let frame = doc.result.frame.clone();
+        let experiment = ExperimentRef {
+            experiment: exp.id.clone(),
+            variant: frame.clone(),
+            repetition: 1,
+            sweep_value: Some(doc.result.frame_bytes),
+            sweep_label: Some("frame (bytes)".into()),
         };
+        let run = doc.record(context(experiment), now())?;
         store.insert_run(&run).with_context(|| {
             format!(
-                "storing frame {}'s result in {}",
-                r.frame,
+                "storing frame {frame}'s result in {}",
                 store.path().display()
             )
         })?;
@@ -95,4 +49,40 @@ pub fn record(args: &StoreRunArgs, report: &Report) -> anyhow::Result<Option<Str
         .finish_experiment(&exp.id, ExperimentStatus::Complete)
         .with_context(|| format!("marking experiment {} complete", exp.id))?;
     Ok(Some(exp.id))
+}
+
+/// Stores one RFC 2544 result as a run of `experiment` (unless `--no-store`): what `lab run`
+/// does with an `rfc2544` workload's run, with the host's snapshot when one was taken.
+pub fn store_run(
+    args: &StoreRunArgs,
+    doc: &Rfc2544Run,
+    host: Option<serde_json::Value>,
+    experiment: ExperimentRef,
+) -> anyhow::Result<Option<RunId>> {
+    if args.no_store {
+        return Ok(None);
+    }
+    let mut context = context(experiment);
+    context.host = host.map(linerate_store::HostRef::of_snapshot);
+    let run = doc.record(context, now())?;
+    let mut store = args.db.open()?;
+    let id = store
+        .insert_run(&run)
+        .with_context(|| format!("storing the run in {}", store.path().display()))?;
+    Ok(Some(id))
+}
+
+/// A lab run's context: this command line and linerate's version.
+fn context(experiment: ExperimentRef) -> RunContext {
+    let mut context = RunContext::new(RunSource::Lab);
+    context.command_line = Some(command_line(std::env::args()));
+    context.tool = Some(format!("linerate {}", env!("CARGO_PKG_VERSION")));
+    context.experiment = Some(experiment);
+    context
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }

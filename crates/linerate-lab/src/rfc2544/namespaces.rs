@@ -1,0 +1,161 @@
+//! A lab's namespaces as an RFC 2544 test bed: trials from `gen` through the DUT to `recv`
+//! ([`super::trial`]), the generator's ceiling into the DUT with forwarding off, counted at its
+//! ingress ([`super::forwarding`] puts forwarding back, also after a kill), and the link rate
+//! of the lab's `l0` link (veth's nominal 10 Gbit/s when the lab emulates none).
+
+use std::path::PathBuf;
+
+use linerate_calc::ethernet::FrameSpec;
+use linerate_units::BitRate;
+
+use super::bed::{Counted, LinkRate, TestBed};
+use super::forwarding::{ForwardingOff, Restored};
+use super::path::LabPath;
+use super::trial::{self, Counter};
+use crate::LabError;
+use crate::netns::Netns;
+use crate::state::{LabState, StateDir};
+
+/// A lab as a test bed.
+pub struct Namespaces<'a> {
+    path: LabPath,
+    lab: String,
+    link: LinkRate,
+    interrupted: &'a dyn Fn() -> bool,
+}
+
+impl<'a> Namespaces<'a> {
+    /// The test bed through a `router` lab's DUT (other topologies are refused), with
+    /// `threads` sending threads; `interrupted` ends a trial early. Resolving it repairs what an
+    /// interrupted ceiling measurement left ([`Namespaces::restored`]).
+    pub fn router(
+        dir: &StateDir,
+        lab: &LabState,
+        binary: PathBuf,
+        threads: u16,
+        interrupted: &'a dyn Fn() -> bool,
+    ) -> Result<Namespaces<'a>, LabError> {
+        Ok(Namespaces {
+            path: LabPath::of(dir, lab, binary, threads)?,
+            lab: lab.name.clone(),
+            link: link_rate(lab),
+            interrupted,
+        })
+    }
+
+    /// The test bed from `gen` to `recv` of any lab without a tunnel (through the DUT of a
+    /// router lab, straight to `recv` in a pair).
+    pub fn through(
+        dir: &StateDir,
+        lab: &LabState,
+        binary: PathBuf,
+        threads: u16,
+        interrupted: &'a dyn Fn() -> bool,
+    ) -> Result<Namespaces<'a>, LabError> {
+        Ok(Namespaces {
+            path: LabPath::through(dir, lab, binary, threads)?,
+            lab: lab.name.clone(),
+            link: link_rate(lab),
+            interrupted,
+        })
+    }
+
+    /// `ip_forward` put back in the DUT when an interrupted ceiling measurement had left it
+    /// off.
+    pub fn restored(&self) -> Option<&Restored> {
+        self.path.restored.as_ref()
+    }
+}
+
+/// The lab's link rate: `l0`'s emulated rate toward `recv`, else veth's nominal 10 Gbit/s.
+pub fn link_rate(lab: &LabState) -> LinkRate {
+    let emulated = lab
+        .links
+        .iter()
+        .find(|l| l.id == "l0")
+        .and_then(|l| l.fwd.as_ref())
+        .and_then(|i| i.rate);
+    match emulated {
+        Some(rate) => LinkRate {
+            rate,
+            source: "the lab's l0 rate".into(),
+        },
+        None => LinkRate {
+            rate: BitRate::from_bps_f64(10e9),
+            source: "veth's nominal 10 Gbit/s (the lab's links have no rate)".into(),
+        },
+    }
+}
+
+impl TestBed for Namespaces<'_> {
+    fn name(&self) -> String {
+        self.lab.clone()
+    }
+
+    fn link_rate(&self) -> LinkRate {
+        self.link.clone()
+    }
+
+    /// A few frames through the DUT, so that its neighbour entry for `recv` is resolved (the
+    /// first frames would otherwise wait for ARP, or be lost, in a zero-loss trial).
+    fn warm_up(&mut self, frame: FrameSpec) -> Result<(), LabError> {
+        let c = trial::run(
+            &self.path,
+            &frame.to_string(),
+            Some(1000.0),
+            0.3,
+            Counter::Recv,
+            self.interrupted,
+        )?;
+        if c.received == 0 {
+            return Err(LabError::Io {
+                what: format!(
+                    "no frame sent from gen ({}) reached recv ({}) through the DUT: is \
+                     forwarding on and the path open?",
+                    self.path.src_ip, self.path.dst_ip
+                ),
+                source: std::io::Error::from(std::io::ErrorKind::NotConnected),
+            });
+        }
+        Ok(())
+    }
+
+    /// Into the DUT with forwarding off, counted at the DUT's ingress.
+    fn generator_ceiling(
+        &mut self,
+        frame: FrameSpec,
+        secs: f64,
+    ) -> Result<Option<Counted>, LabError> {
+        let dut = Netns::open(&self.path.dut_netns)?;
+        let _off = ForwardingOff::new(&dut, &self.path.forwarding_marker)?;
+        trial::run(
+            &self.path,
+            &frame.to_string(),
+            None,
+            secs,
+            Counter::DutIngress,
+            self.interrupted,
+        )
+        .map(Some)
+    }
+
+    fn trial(
+        &mut self,
+        frame: FrameSpec,
+        load: Option<f64>,
+        secs: f64,
+    ) -> Result<Counted, LabError> {
+        trial::run(
+            &self.path,
+            &frame.to_string(),
+            load,
+            secs,
+            Counter::Recv,
+            self.interrupted,
+        )
+    }
+
+    fn repaired(&self) -> Option<String> {
+        self.restored().map(ToString::to_string)
+    }
+}
