@@ -8,6 +8,7 @@
 //!
 //! | module | what | OS |
 //! |---|---|---|
+//! | `cpu_time` | CPU time counters per CPU (`/proc/stat`; `kern.cp_times`) and per thread (`/proc/self/task/TID/stat`, Linux), their parsers | Linux, FreeBSD (threads: Linux) |
 //! | [`fs`] | `atomic_write`/`atomic_create`: temp file, fsync, rename, fsync of the directory | Unix |
 //! | [`process`] | effective uid (`is_root`), `kill`, the process's CPU times | Unix |
 //! | [`signal`] | signal masks (block, unblock, take a pending one) and signal flags | Unix |
@@ -34,12 +35,16 @@
 
 #![deny(missing_docs)]
 
+#[cfg(any(target_os = "linux", target_os = "freebsd"))]
+pub mod cpu_time;
 pub mod fs;
 #[cfg(any(target_os = "linux", target_os = "freebsd"))]
 pub mod mmsg;
 pub mod process;
 pub mod signal;
 pub mod sysctl;
+#[cfg(any(target_os = "linux", target_os = "freebsd"))]
+mod tcp_info;
 
 #[cfg(target_os = "linux")]
 mod linux;
