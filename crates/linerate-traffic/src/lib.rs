@@ -12,8 +12,8 @@
 //! frame generator); [`protocol`] (the wire) and
 //! [`sockopt`]; [`datagram`] (the pps datagram); [`flow`] (what a stream is and counts); the
 //! workers [`pps`] and [`rr`]; [`stream`] (the threads that run streams); [`result`],
-//! [`sampler`], [`modes`] (checks and the modes' figures), [`exchange`]; and on top [`client`],
-//! [`server`] and [`report`].
+//! [`sampler`], [`evidence`] (what the test samples to explain its rate), [`modes`] (checks
+//! and the modes' figures), [`exchange`]; and on top [`client`], [`server`] and [`report`].
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
@@ -25,6 +25,7 @@ pub mod cpu;
 pub mod datagram;
 pub mod error;
 pub mod event;
+pub mod evidence;
 pub mod exchange;
 pub mod flow;
 pub mod frame;

@@ -29,6 +29,9 @@ pub struct RunResult {
     /// What the pps/rr/crr modes and `--affinity` add ([`crate::modes`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub modes: Option<ModeResult>,
+    /// What both sides sampled to explain the rate ([`crate::evidence`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<linerate_iperf3::evidence::TestEvidence>,
 }
 
 /// Everything the modes add to a run's result.
