@@ -175,3 +175,23 @@ fn sampling_off_leaves_no_evidence_on_either_side() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--evidence-hz"));
 }
+
+#[test]
+fn pinned_workers_say_where_they_were_pinned_and_ran() {
+    let server = linerate_server(&LOOPBACK_SERVER);
+    let v = client_json(&client(
+        None,
+        server.port,
+        &["-t", "1", "--affinity=0/0", "--json", "--no-store"],
+    ));
+    let ev = &v["linerate"]["evidence"];
+    for side in ["local", "remote"] {
+        let threads = ev[side]["cpu"]["threads"].as_array().expect("threads");
+        let worker = threads
+            .iter()
+            .find(|t| t["stream_id"] == 1)
+            .unwrap_or_else(|| panic!("{side}: {threads:?}"));
+        assert_eq!(worker["pinned_cpu"], 0, "{side}: {worker}");
+        assert_eq!(worker["last_cpu"], 0, "{side}: {worker}");
+    }
+}

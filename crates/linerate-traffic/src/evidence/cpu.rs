@@ -162,8 +162,8 @@ pub(crate) struct ThreadAcc {
     pub(crate) stream_id: Option<i64>,
     /// Its id.
     pub(crate) source: ThreadSource,
-    /// The CPU it was pinned to.
-    pub(crate) pinned_cpu: Option<u64>,
+    /// Where a stream's worker was pinned (read at the end: pinning may have failed).
+    work: Option<std::sync::Arc<crate::flow::WorkReport>>,
     base: Option<ThreadTicks>,
     last: Option<ThreadTicks>,
     /// It had not started when the period began: all its time counts.
@@ -176,13 +176,13 @@ impl ThreadAcc {
         name: String,
         stream_id: Option<i64>,
         source: ThreadSource,
-        pinned_cpu: Option<u64>,
+        work: Option<std::sync::Arc<crate::flow::WorkReport>>,
     ) -> ThreadAcc {
         ThreadAcc {
             name,
             stream_id,
             source,
-            pinned_cpu,
+            work,
             base: None,
             last: None,
             from_zero: false,
@@ -217,7 +217,11 @@ impl ThreadAcc {
             stream_id: self.stream_id,
             user_percent,
             system_percent,
-            pinned_cpu: self.pinned_cpu,
+            pinned_cpu: self
+                .work
+                .as_ref()
+                .and_then(|w| w.placement.report().pinned)
+                .map(|c| c as u64),
             last_cpu: Some(last.cpu as u64),
         })
     }

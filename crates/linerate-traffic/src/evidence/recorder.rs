@@ -99,7 +99,7 @@ impl EvidenceRecorder {
                     format!("lr-stream-{}", h.spec.id),
                     Some(h.spec.id),
                     ThreadSource::Stream(Arc::clone(&h.counters)),
-                    h.spec.work.cpu.map(|c| c as u64),
+                    Some(Arc::clone(&h.spec.work.report)),
                 )
             })
             .collect();
