@@ -355,7 +355,8 @@ pub struct ThreadCpu {
 pub struct CpuShare {
     /// CPU number.
     pub cpu: u64,
-    /// Not idle (and not waiting for I/O).
+    /// Neither idle nor waiting for I/O (time stolen by a hypervisor counts as busy: it was
+    /// not there to use).
     pub busy_percent: f64,
     /// User code (niced included).
     pub user_percent: f64,

@@ -9,6 +9,7 @@ mod gauge;
 mod recorder;
 mod tcp;
 
+pub(crate) use gauge::GaugeAcc;
 pub use linerate_iperf3::evidence::{
     CpuEvidence, CpuInterval, CpuShare, Evidence, Gauge, MissingEvidence, MissingReason,
     ProcessCpu, Role, Side, StreamRole, TcpStreamEvidence, TestEvidence, ThreadCpu,

@@ -296,12 +296,13 @@ impl CpuAcc {
 
     /// Ends the period now (a last reading) and gives the evidence.
     pub(crate) fn finish(mut self) -> CpuEvidence {
-        // A last partial second shorter than 50 ms holds too few ticks to mean anything.
-        let fresh = self
+        // A last partial second shorter than 50 ms holds too few ticks to mean anything:
+        // the per-CPU figures then end at the previous reading.
+        let stale = self
             .previous
             .as_ref()
-            .is_some_and(|(t, _)| t.elapsed().as_secs_f64() >= 0.05);
-        if fresh || self.previous.is_none() {
+            .is_none_or(|(t, _)| t.elapsed().as_secs_f64() >= 0.05);
+        if stale {
             self.tick();
         } else {
             for t in &mut self.threads {
@@ -311,8 +312,8 @@ impl CpuAcc {
         let seconds = self.started.elapsed().as_secs_f64();
         let p = self.process.until(&CpuSnapshot::now());
         let tps = ticks_per_second();
-        let cpus = match (&self.cpus, linerate_sys::cpu_time::cpus()) {
-            (Some(a), Ok(b)) => Some(shares(a, &b)),
+        let cpus = match (&self.cpus, &self.previous) {
+            (Some(first), Some((_, last))) => Some(shares(first, last)),
             _ => None,
         };
         CpuEvidence {

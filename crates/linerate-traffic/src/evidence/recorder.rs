@@ -309,6 +309,109 @@ fn record(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Protocol;
+    use crate::stream::{DataSocket, StreamSpec};
+    use std::io::{Read, Write};
+    use std::net::{TcpListener, TcpStream};
+
+    /// A sending stream on a loopback connection, fed by a writer thread for `run`, and the
+    /// reader that drains it.
+    fn sender(run: Duration) -> (StreamHandle, std::thread::JoinHandle<()>) {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut tx = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+        let (mut rx, _) = l.accept().unwrap();
+        let reader = std::thread::spawn(move || {
+            let mut buf = vec![0u8; 1 << 16];
+            while rx.read(&mut buf).is_ok_and(|n| n > 0) {}
+        });
+        let spec = StreamSpec {
+            id: 1,
+            direction: Direction::Send,
+            protocol: Protocol::Tcp,
+            len: 1 << 16,
+            rate_bps: 0,
+            pacing_timer: Duration::from_millis(1),
+            udp64: false,
+            work: crate::flow::Work::default(),
+            window_set: false,
+        };
+        let h = StreamHandle::new(spec, DataSocket::Tcp(tx.try_clone().unwrap())).unwrap();
+        std::thread::spawn(move || {
+            let t = Instant::now();
+            let block = vec![1u8; 1 << 16];
+            while t.elapsed() < run && tx.write_all(&block).is_ok() {}
+        });
+        (h, reader)
+    }
+
+    #[test]
+    fn a_live_stream_is_read_at_the_asked_rate_after_its_omitted_period() {
+        let (h, _reader) = sender(Duration::from_millis(900));
+        let r = EvidenceRecorder::start(
+            Side::Client,
+            200,
+            std::slice::from_ref(&h),
+            Duration::from_millis(300),
+        )
+        .unwrap()
+        .unwrap();
+        std::thread::sleep(Duration::from_millis(800));
+        let ev = r.finish().unwrap();
+        assert_eq!((ev.side, ev.sample_hz), (Side::Client, 200));
+        // The omitted 300 ms are left out.
+        assert!((0.4..0.7).contains(&ev.seconds), "{}", ev.seconds);
+        let t = &ev.tcp[0];
+        assert_eq!((t.id, t.role), (1, Role::Sender));
+        assert!(
+            t.samples as f64 >= (200.0 * ev.seconds).floor(),
+            "{} in {}",
+            t.samples,
+            ev.seconds
+        );
+        assert!(t.bytes_acked.is_some_and(|b| b > 0), "{t:?}");
+        assert!(
+            t.busy_us
+                .is_some_and(|b| b as f64 <= ev.seconds * 1e6 + 20_000.0),
+            "{t:?}"
+        );
+        assert_eq!(
+            ev.streams,
+            [StreamRole {
+                id: 1,
+                role: Role::Sender
+            }]
+        );
+        assert!(ev.cpu.cpus.as_ref().is_some_and(|c| !c.is_empty()));
+    }
+
+    #[test]
+    fn a_test_ended_in_its_omitted_period_has_no_evidence_and_zero_hz_no_recorder() {
+        let (h, _reader) = sender(Duration::from_millis(100));
+        let r = EvidenceRecorder::start(
+            Side::Server,
+            100,
+            std::slice::from_ref(&h),
+            Duration::from_secs(60),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(r.finish(), None);
+        assert!(
+            EvidenceRecorder::start(Side::Server, 0, std::slice::from_ref(&h), Duration::ZERO)
+                .unwrap()
+                .is_none()
+        );
+        // Asked for more than the cap: read at the cap.
+        let r = EvidenceRecorder::start(
+            Side::Server,
+            50_000,
+            std::slice::from_ref(&h),
+            Duration::ZERO,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(r.finish().map(|e| e.sample_hz), Some(MAX_EVIDENCE_HZ));
+    }
 
     #[test]
     fn late_readings_are_made_up_at_twice_the_rate_at_most() {
