@@ -6,6 +6,8 @@
 //!   load generator's with it.
 //! - [`stream`]: files of documents and `--json-stream` events.
 //! - [`exchange`]: the control channel's parameters and results messages.
+//! - [`evidence`]: what a test samples to explain its rate (`linerate.evidence`, and a
+//!   linerate server's side in its results).
 //!
 //! The types follow what iperf3 writes, not one version of it: everything another version may
 //! leave out is an `Option` (or empty), keys this schema does not know are kept in each
@@ -23,6 +25,7 @@ mod de;
 mod document;
 mod end;
 mod error;
+pub mod evidence;
 pub mod exchange;
 mod interval;
 pub mod linerate;

@@ -87,6 +87,10 @@ pub struct Linerate {
         skip_serializing_if = "Option::is_none"
     )]
     pub host_snapshot_hash: Option<String>,
+    /// What the test sampled to explain its rate: `TCP_INFO` per stream and CPU, this
+    /// side's and the server's (see [`crate::evidence`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<crate::evidence::TestEvidence>,
     /// The run was ended early by this signal (`SIGINT`, `SIGTERM`): a partial run, whose
     /// numbers cover only the time it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -9,6 +9,7 @@
 //! | module | what | OS |
 //! |---|---|---|
 //! | [`os`] | which OS this is, and [`os::NotOnThisOs`]: the one way to say a feature needs another OS | all |
+//! | `cpu_time` | CPU time counters per CPU (`/proc/stat`; `kern.cp_times`) and per thread (`/proc/self/task/TID/stat`, Linux), their parsers | Linux, FreeBSD (threads: Linux) |
 //! | [`fs`] | `atomic_write`/`atomic_create`: temp file, fsync, rename, fsync of the directory | Unix |
 //! | [`process`] | effective uid (`is_root`), `kill`, the process's CPU times | Unix |
 //! | [`signal`] | signal masks (block, unblock, take a pending one) and signal flags | Unix |
@@ -35,6 +36,8 @@
 
 #![deny(missing_docs)]
 
+#[cfg(any(target_os = "linux", target_os = "freebsd"))]
+pub mod cpu_time;
 pub mod fs;
 #[cfg(any(target_os = "linux", target_os = "freebsd"))]
 pub mod mmsg;
@@ -42,6 +45,8 @@ pub mod os;
 pub mod process;
 pub mod signal;
 pub mod sysctl;
+#[cfg(any(target_os = "linux", target_os = "freebsd"))]
+mod tcp_info;
 
 #[cfg(target_os = "linux")]
 mod linux;

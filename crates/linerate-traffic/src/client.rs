@@ -8,13 +8,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::config::{
-    ClientConfig, DEFAULT_TCP_LEN, DEFAULT_UDP_LEN, DEFAULT_UDP_RATE, Direction, MAX_TCP_LEN,
-    MAX_UDP_LEN, Protocol,
+    ClientConfig, DEFAULT_TCP_LEN, DEFAULT_UDP_LEN, DEFAULT_UDP_RATE, Direction, MAX_EVIDENCE_HZ,
+    MAX_TCP_LEN, MAX_UDP_LEN, Protocol,
 };
 use crate::cpu::CpuSnapshot;
 use crate::error::{TrafficError, iperf_error_text};
 use crate::event::Event;
-use crate::protocol::extension::Hello;
+use crate::evidence::{EvidenceRecorder, Side};
+use crate::protocol::extension::{Extension, Hello};
 use crate::protocol::{
     Control, Cookie, Incoming, MAX_PARAMS_LEN, MAX_RESULTS_LEN, PeerResults, State, TestParams,
 };
@@ -66,6 +67,12 @@ pub fn params_for(cfg: &ClientConfig) -> Result<TestParams, TrafficError> {
             cfg.parallel
         )));
     }
+    if cfg.evidence_hz > MAX_EVIDENCE_HZ {
+        return Err(TrafficError::BadParams(format!(
+            "--evidence-hz {} is above {MAX_EVIDENCE_HZ} readings a second",
+            cfg.evidence_hz
+        )));
+    }
     let bandwidth = match (cfg.bitrate, cfg.protocol) {
         (Some(b), _) => b.bps(),
         (None, Protocol::Udp) => DEFAULT_UDP_RATE,
@@ -91,7 +98,10 @@ pub fn params_for(cfg: &ClientConfig) -> Result<TestParams, TrafficError> {
         get_server_output: cfg.get_server_output,
         udp_counters_64bit: cfg.protocol == Protocol::Udp,
         client_version: Some(format!("linerate {}", crate::ENGINE_VERSION)),
-        extension: Some(crate::modes::extension(cfg)),
+        extension: Some(Extension {
+            evidence_hz: cfg.evidence_hz,
+            ..crate::modes::extension(cfg)
+        }),
     })
 }
 
@@ -333,6 +343,7 @@ pub fn run_client(
     // The sampler's baseline is taken before any thread can move a byte.
     let omit = cfg.omit;
     let mut sampler = Sampler::new(&streams, omit);
+    let recorder = EvidenceRecorder::start(Side::Client, cfg.evidence_hz, &streams, omit)?;
     for h in &mut streams {
         let b = (h.spec.direction == Direction::Send)
             .then(|| budget.clone())
@@ -345,7 +356,14 @@ pub fn run_client(
         params: &params,
         interrupt,
     };
-    let outcome = run.measure(&mut ctl, &mut streams, &mut sampler, &mut intervals, sink);
+    let outcome = run.measure(
+        &mut ctl,
+        &mut streams,
+        &mut sampler,
+        recorder.as_ref(),
+        &mut intervals,
+        sink,
+    );
     // Stop the senders whatever happened (receivers drain until the exchange is over). The
     // last interval ends now, not when the threads have noticed: a loaded host can take a
     // while to schedule them, and that time is not test time.
@@ -356,6 +374,7 @@ pub fn run_client(
         h.stop();
     }
     let last = sampler.sample(&streams);
+    let local_evidence = recorder.and_then(EvidenceRecorder::finish);
     for h in streams
         .iter_mut()
         .filter(|h| h.spec.direction == Direction::Send)
@@ -424,12 +443,15 @@ pub fn run_client(
         &peer,
     );
     let modes = crate::modes::result::build(cfg, &streams, &start, &intervals, &end, &peer);
+    let remote_evidence = peer.linerate.and_then(|x| x.evidence);
+    let evidence = crate::evidence::test_evidence(local_evidence, remote_evidence, peer_kind);
     Ok(RunResult {
         schema: crate::result::SCHEMA.to_owned(),
         start,
         intervals,
         end,
         modes,
+        evidence,
     })
 }
 
@@ -447,6 +469,7 @@ impl Running<'_> {
         ctl: &mut Control,
         streams: &mut [StreamHandle],
         sampler: &mut Sampler,
+        recorder: Option<&EvidenceRecorder>,
         intervals: &mut Vec<crate::result::Interval>,
         sink: &mut dyn FnMut(Event<'_>),
     ) -> Result<(), TrafficError> {
@@ -480,6 +503,9 @@ impl Running<'_> {
                 let iv = sampler.sample(streams);
                 sink(Event::Interval(&iv));
                 sampler.end_omit(streams);
+                if let Some(r) = recorder {
+                    r.begin_measuring();
+                }
                 deadline = Instant::now() + length;
                 next_tick = next_tick.map(|_| Instant::now() + interval);
                 continue;

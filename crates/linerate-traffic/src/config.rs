@@ -110,6 +110,9 @@ pub struct ClientConfig {
     /// iperf3's RSA authentication token (`protocol::auth::client_token`), sent as
     /// `"authtoken"` with the parameters.
     pub authtoken: Option<String>,
+    /// How often each TCP stream's `TCP_INFO` is sampled for the evidence, per second, on
+    /// this side and (asked in the extension) a linerate server's; 0: no evidence.
+    pub evidence_hz: u32,
 }
 
 impl Default for ClientConfig {
@@ -136,9 +139,15 @@ impl Default for ClientConfig {
             connect_timeout: Duration::from_secs(10),
             modes: ClientModeOptions::default(),
             authtoken: None,
+            evidence_hz: DEFAULT_EVIDENCE_HZ,
         }
     }
 }
+
+/// The default evidence sampling rate, per second ([`ClientConfig::evidence_hz`]).
+pub const DEFAULT_EVIDENCE_HZ: u32 = 100;
+/// The highest evidence sampling rate a client may ask and a server grants, per second.
+pub const MAX_EVIDENCE_HZ: u32 = 1000;
 
 /// The default write size for TCP (iperf3's 128 KiB).
 pub const DEFAULT_TCP_LEN: u64 = 128 * 1024;

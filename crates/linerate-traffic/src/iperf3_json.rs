@@ -304,6 +304,7 @@ fn linerate(r: &RunResult) -> Linerate {
                 sent_packets: s.udp.as_ref().map(|u| u.sent_packets),
             })
             .collect(),
+        evidence: r.evidence.clone(),
         ..Linerate::default()
     };
     if let Some(m) = &r.modes {

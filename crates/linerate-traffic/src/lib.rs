@@ -13,8 +13,8 @@
 //! receive counter) over those; [`protocol`] (the wire) and
 //! [`sockopt`]; [`datagram`] (the pps datagram); [`flow`] (what a stream is and counts); the
 //! workers [`pps`] and [`rr`]; [`stream`] (the threads that run streams); [`result`],
-//! [`sampler`], [`modes`] (checks and the modes' figures), [`exchange`]; and on top [`client`],
-//! [`server`] and [`iperf3_json`].
+//! [`sampler`], [`evidence`] (what the test samples to explain its rate), [`modes`] (checks
+//! and the modes' figures), [`exchange`]; and on top [`client`], [`server`] and [`iperf3_json`].
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
@@ -26,6 +26,7 @@ pub mod cpu;
 pub mod datagram;
 pub mod error;
 pub mod event;
+pub mod evidence;
 pub mod exchange;
 pub mod flow;
 pub mod frame;

@@ -1,5 +1,5 @@
 //! The results model: what a run measured, as data. Shaped like iperf3's `--json`
-//! (`start`, `intervals`, `end`) so the conversion in [`crate::report`] is direct; the
+//! (`start`, `intervals`, `end`) so the conversion in [`crate::iperf3_json`] is direct; the
 //! modes' figures are the `linerate` object's types from `linerate-iperf3`.
 
 use linerate_iperf3::Document;
@@ -29,6 +29,9 @@ pub struct RunResult {
     /// What the pps/rr/crr modes and `--affinity` add ([`crate::modes`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub modes: Option<ModeResult>,
+    /// What both sides sampled to explain the rate ([`crate::evidence`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<linerate_iperf3::evidence::TestEvidence>,
 }
 
 /// Everything the modes add to a run's result.

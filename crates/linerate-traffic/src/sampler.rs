@@ -4,40 +4,45 @@
 use std::time::{Duration, Instant};
 
 use crate::config::{Direction, Protocol};
+use crate::evidence::GaugeAcc;
 use crate::result::{Interval, StreamInterval, TcpSample, UdpSample};
 use crate::stream::{CounterSnapshot, StreamHandle};
 
-/// Running TCP_INFO aggregates of a sending stream.
+/// Running TCP_INFO aggregates of a sending stream, over the interval readings (iperf3's
+/// `max_snd_cwnd`, `min_rtt`, `mean_rtt`, `max_rtt`; 0 before any reading).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TcpAggregate {
-    /// Largest cwnd seen, bytes.
-    pub max_cwnd: u64,
-    /// Smallest RTT, µs.
-    pub min_rtt: u32,
-    /// Largest RTT, µs.
-    pub max_rtt: u32,
-    rtt_sum: u64,
-    rtt_n: u64,
+    cwnd: GaugeAcc,
+    rtt: GaugeAcc,
 }
 
 impl TcpAggregate {
     fn add(&mut self, s: &TcpSample) {
-        self.max_cwnd = self.max_cwnd.max(s.snd_cwnd);
+        self.cwnd.add(s.snd_cwnd as f64);
+        // 0: no RTT estimate yet.
         if s.rtt_us > 0 {
-            self.min_rtt = if self.rtt_n == 0 {
-                s.rtt_us
-            } else {
-                self.min_rtt.min(s.rtt_us)
-            };
-            self.max_rtt = self.max_rtt.max(s.rtt_us);
-            self.rtt_sum += u64::from(s.rtt_us);
-            self.rtt_n += 1;
+            self.rtt.add(f64::from(s.rtt_us));
         }
     }
 
-    /// Mean RTT over the samples, µs.
+    /// Largest cwnd seen, bytes.
+    pub fn max_cwnd(&self) -> u64 {
+        self.cwnd.gauge().map_or(0, |g| g.max as u64)
+    }
+
+    /// Smallest RTT, µs.
+    pub fn min_rtt(&self) -> u32 {
+        self.rtt.gauge().map_or(0, |g| g.min as u32)
+    }
+
+    /// Largest RTT, µs.
+    pub fn max_rtt(&self) -> u32 {
+        self.rtt.gauge().map_or(0, |g| g.max as u32)
+    }
+
+    /// Mean RTT over the samples, µs (truncated, as before).
     pub fn mean_rtt(&self) -> u32 {
-        self.rtt_sum.checked_div(self.rtt_n).unwrap_or(0) as u32
+        self.rtt.gauge().map_or(0, |g| g.mean as u32)
     }
 }
 

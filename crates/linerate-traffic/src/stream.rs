@@ -131,6 +131,7 @@ fn run_stream(
     stop: Arc<AtomicBool>,
     budget: Option<Arc<Budget>>,
 ) -> DataSocket {
+    counters.note_thread();
     // pps/rr/crr workers (and --affinity) take over here; bulk streams fall through.
     let socket = match run_worker(&spec, socket, &counters, &stop, budget.as_deref()) {
         Ok(handled) => {

@@ -130,6 +130,7 @@ fn tcp() -> RunResult {
             server_output_json: None,
         },
         modes: None,
+        evidence: None,
     }
 }
 
@@ -230,6 +231,7 @@ fn udp_pps() -> RunResult {
             threads: vec![thread(1, Some(0))],
             server_threads: vec![thread(1, None)],
         }),
+        evidence: None,
     }
 }
 

@@ -296,7 +296,7 @@ impl OsCatalogue {
     }
 
     /// The catalogued name `key` is a typo of: the same parent and a leaf a typo's worth of
-    /// edits away (see [`crate::near`] for the rule).
+    /// edits away (see the `near` module for the rule).
     pub fn did_you_mean(&self, key: &str) -> Option<&str> {
         let parts: Vec<String> = key.split('.').map(str::to_string).collect();
         self.knobs

@@ -74,31 +74,34 @@ pub fn wait_readable(fd: BorrowedFd<'_>, timeout: Option<Duration>) -> io::Resul
     }
 }
 
-/// What TCP_INFO says about a connection at one instant (the Linux backend's type).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct TcpInfo {
-    /// Retransmitted segments since the connection started (`tcpi_snd_rexmitpack`).
-    pub total_retrans: u64,
-    /// Congestion window in bytes (FreeBSD's `tcpi_snd_cwnd` is already in bytes).
-    pub cwnd_bytes: u64,
-    /// Smoothed RTT in microseconds.
-    pub rtt_us: u32,
-    /// RTT variance in microseconds.
-    pub rttvar_us: u32,
-    /// Path MTU: always 0, FreeBSD's TCP_INFO does not fill it in (`__tcpi_pmtu` is unused).
-    pub pmtu: u32,
+pub use crate::tcp_info::TcpInfo;
+
+/// FreeBSD's "infinite" slow-start threshold: `TCP_MAXWIN << TCP_MAX_WINSHIFT`, bytes.
+const INFINITE_SSTHRESH: u32 = 65_535 << 14;
+
+/// Reads TCP_INFO; `None` when the socket is not TCP or the call fails. What FreeBSD's
+/// TCP_INFO does not have (the limit clocks, delivery and pacing rates, byte counters, path
+/// MTU, …) stays `None`.
+pub fn tcp_info(fd: BorrowedFd<'_>) -> Option<TcpInfo> {
+    Some(decode(&read_tcp_info(fd)?))
 }
 
-/// Reads TCP_INFO; `None` when the socket is not TCP or the call fails.
-pub fn tcp_info(fd: BorrowedFd<'_>) -> Option<TcpInfo> {
-    let info = read_tcp_info(fd)?;
-    Some(TcpInfo {
+fn decode(info: &libc::tcp_info) -> TcpInfo {
+    TcpInfo {
         total_retrans: u64::from(info.tcpi_snd_rexmitpack),
         cwnd_bytes: u64::from(info.tcpi_snd_cwnd),
         rtt_us: info.tcpi_rtt,
         rttvar_us: info.tcpi_rttvar,
         pmtu: 0,
-    })
+        snd_mss: info.tcpi_snd_mss,
+        ssthresh_bytes: (info.tcpi_snd_ssthresh < INFINITE_SSTHRESH)
+            .then_some(u64::from(info.tcpi_snd_ssthresh)),
+        peer_window_bytes: Some(u64::from(info.tcpi_snd_wnd)),
+        // FreeBSD's tcpi_rcv_space is the window it advertises (tp->rcv_wnd).
+        rcv_wnd_bytes: Some(u64::from(info.tcpi_rcv_space)),
+        rcv_ooo_packets: Some(u64::from(info.tcpi_rcv_ooopack)),
+        ..TcpInfo::default()
+    }
 }
 
 /// The fields read above sit at the same offsets in FreeBSD 12 to 15's `struct tcp_info` (the
@@ -137,8 +140,29 @@ mod tests {
         let info = tcp_info(c.as_fd()).unwrap();
         assert!(info.cwnd_bytes > 0);
         assert_eq!(info.pmtu, 0);
+        assert!(info.peer_window_bytes.is_some());
         let u = UdpSocket::bind("127.0.0.1:0").unwrap();
         assert_eq!(tcp_info(u.as_fd()), None);
+    }
+
+    #[test]
+    fn what_freebsd_lacks_is_unknown_not_zero() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let c = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+        let i = tcp_info(c.as_fd()).unwrap();
+        assert_eq!(
+            (i.busy_us, i.rwnd_limited_us, i.sndbuf_limited_us),
+            (None, None, None)
+        );
+        assert_eq!(
+            (i.delivery_rate_bps, i.min_rtt_us, i.notsent_bytes),
+            (None, None, None)
+        );
+        assert_eq!(
+            (i.bytes_acked, i.bytes_received, i.rcv_space_bytes),
+            (None, None, None)
+        );
+        assert_eq!(i.ssthresh_bytes, None, "no loss yet: infinite");
     }
 
     #[test]

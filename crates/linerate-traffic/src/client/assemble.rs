@@ -36,10 +36,10 @@ pub fn end_info(
                 if !udp {
                     local.retransmits = Some(t.retransmits);
                     let agg = sampler.tcp.get(i).copied().unwrap_or_default();
-                    local.max_snd_cwnd = Some(agg.max_cwnd);
-                    local.min_rtt = Some(agg.min_rtt);
+                    local.max_snd_cwnd = Some(agg.max_cwnd());
+                    local.min_rtt = Some(agg.min_rtt());
                     local.mean_rtt = Some(agg.mean_rtt());
-                    local.max_rtt = Some(agg.max_rtt);
+                    local.max_rtt = Some(agg.max_rtt());
                 }
                 let udp = udp.then(|| {
                     let r = remote.cloned().unwrap_or_default();

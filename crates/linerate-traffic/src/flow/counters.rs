@@ -1,6 +1,6 @@
 //! Per-stream counters: written by the stream's thread only, read by the sampler.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 /// Cumulative counters of one stream.
 #[derive(Debug, Default)]
@@ -25,6 +25,9 @@ pub struct StreamCounters {
     pub finished: AtomicBool,
     /// Set when the thread ended on an I/O error (not a stop or a clean close).
     pub failed: AtomicBool,
+    /// The stream thread's id (Linux `gettid`), for its CPU time; 0 until it has started
+    /// (and on other systems).
+    pub thread_id: AtomicU32,
 }
 
 /// A consistent-enough copy of the counters at one instant.
@@ -47,6 +50,15 @@ pub struct CounterSnapshot {
 }
 
 impl StreamCounters {
+    /// Records the calling thread as the stream's (called first thing in the thread).
+    pub fn note_thread(&self) {
+        #[cfg(target_os = "linux")]
+        self.thread_id.store(
+            linerate_sys::cpu_time::current_thread_id(),
+            Ordering::Relaxed,
+        );
+    }
+
     /// Reads every counter.
     pub fn snapshot(&self) -> CounterSnapshot {
         CounterSnapshot {

@@ -3,6 +3,7 @@
 //! only a linerate server sends (and only to a client that sent the key). A client that gets
 //! `CREATE_STREAMS` without a hello first is talking to iperf3 or a clone of it.
 
+use linerate_iperf3::evidence::Evidence;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -23,6 +24,16 @@ pub struct Extension {
     /// Options of the pps/rr/crr modes and the extras (see [`crate::modes`]).
     #[serde(default, skip_serializing_if = "ModeOptions::is_default")]
     pub options: ModeOptions,
+    /// The server samples its streams' `TCP_INFO` this often per second and returns its
+    /// evidence with its results ([`ResultsExtension::evidence`]); 0 or absent (an older
+    /// client): it samples nothing.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub evidence_hz: u32,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde passes a reference
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Extension {
@@ -33,6 +44,7 @@ impl Extension {
             mode,
             engine: crate::ENGINE_VERSION.to_owned(),
             options: ModeOptions::default(),
+            evidence_hz: 0,
         }
     }
 
@@ -57,6 +69,19 @@ pub struct ResultsExtension {
     /// Datagrams on this side's receiving ports that were not the test's.
     #[serde(default)]
     pub foreign_datagrams: u64,
+    /// What this side sampled during the test, when the client asked
+    /// ([`Extension::evidence_hz`]). An object that does not read is left out (the client
+    /// then says the server's side is missing) rather than spoiling the results.
+    #[serde(
+        default,
+        deserialize_with = "lenient_evidence",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub evidence: Option<Evidence>,
+}
+
+fn lenient_evidence<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Evidence>, D::Error> {
+    Ok(serde_json::from_value(Value::deserialize(d)?).ok())
 }
 
 /// The server's answer to the extension.

@@ -10,6 +10,7 @@ use super::{Shared, udp};
 use crate::config::{Direction, MAX_TCP_LEN, MAX_UDP_LEN, Protocol, SocketOptions};
 use crate::cpu::CpuSnapshot;
 use crate::error::TrafficError;
+use crate::evidence::{EvidenceRecorder, Side};
 use crate::protocol::extension::Hello;
 use crate::protocol::{
     Control, Cookie, Incoming, MAX_PARAMS_LEN, MAX_RESULTS_LEN, PeerResults, State, TestParams,
@@ -219,6 +220,10 @@ pub fn run(
     // The sampler's baseline is taken before any thread can move a byte.
     let omit = Duration::try_from_secs_f64(params.omit).unwrap_or(sh.cfg.max_duration);
     let mut sampler = Sampler::new(&streams, omit);
+    // Evidence only for a linerate client that asks: no one else reads it.
+    let evidence_hz = params.extension.as_ref().map_or(0, |x| x.evidence_hz);
+    // Its own timer ends the omitted period (the watch below looks only every 100 ms).
+    let recorder = EvidenceRecorder::start(Side::Server, evidence_hz, &streams, omit)?;
     for h in &mut streams {
         let b = (h.spec.direction == Direction::Send)
             .then(|| budget.clone())
@@ -231,6 +236,7 @@ pub fn run(
         h.stop();
     }
     let _ = sampler.sample(&streams);
+    let evidence = recorder.and_then(EvidenceRecorder::finish);
     for h in streams
         .iter_mut()
         .filter(|h| h.spec.direction == Direction::Send)
@@ -253,6 +259,9 @@ pub fn run(
         .and_then(crate::sockopt::congestion);
     let mut mine =
         crate::exchange::local_results(&streams, &sampler, cpu, params.protocol, congestion);
+    if let Some(x) = mine.linerate.as_mut() {
+        x.evidence = evidence;
+    }
     let (totals, secs) = sampler.totals(&streams);
     let idle = sh.cfg.idle_timeout;
     ctl.send(State::ExchangeResults, "asking for results")?;

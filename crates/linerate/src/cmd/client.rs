@@ -174,6 +174,12 @@ pub struct Args {
     /// Print one JSON event per line as the test runs (iperf3's --json-stream)
     #[arg(long)]
     pub json_stream: bool,
+    /// How often each TCP stream's TCP_INFO is sampled for the evidence of what limited the
+    /// rate (in the --json document's linerate.evidence), on both sides when the server is
+    /// linerate; 0 turns sampling off
+    #[arg(long, value_name = "HZ", default_value_t = linerate_traffic::config::DEFAULT_EVIDENCE_HZ,
+          value_parser = clap::value_parser!(u32).range(0..=i64::from(linerate_traffic::config::MAX_EVIDENCE_HZ)))]
+    pub evidence_hz: u32,
     /// pps/rr/crr options and --affinity
     #[command(flatten)]
     pub modes: modes::ModeArgs,
@@ -252,6 +258,7 @@ impl Args {
             connect_timeout: self.connect_timeout.as_std(),
             modes: Default::default(),
             authtoken: self.authtoken()?,
+            evidence_hz: self.evidence_hz,
         })
     }
 
