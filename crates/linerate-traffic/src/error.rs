@@ -186,7 +186,10 @@ pub fn iperf_error_text(code: i32) -> &'static str {
         100..=112 => "the server could not set up the test",
         27 => "the total rate asked or moved is above the server's limit",
         114 => "the server could not read the parameters",
-        142 => "authentication failed (--username, --rsa-public-key-path, IPERF3_PASSWORD)",
+        142 => {
+            "authentication failed (--username, --rsa-public-key-path, IPERF3_PASSWORD; \
+             --use-pkcs1-padding for an iperf3 server before 3.17)"
+        }
         _ => "see iperf3's error list",
     }
 }

@@ -78,16 +78,29 @@ impl Control {
         message::read_json(&mut self.stream, max).map_err(|e| self.err(e, during, timeout))?
     }
 
-    /// Reads the two big-endian integers after `SERVER_ERROR`.
+    /// Reads the two big-endian integers after `SERVER_ERROR`: iperf3's error code, then errno.
+    /// iperf3 before 3.17 sends the code alone when authentication fails and closes: a close
+    /// after the code reads as errno 0.
     pub fn read_server_error(&mut self, timeout: Duration) -> Result<(i32, i32), TrafficError> {
         self.set_timeout(timeout)?;
-        let mut b = [0u8; 8];
+        let mut code = [0u8; 4];
         self.stream
-            .read_exact(&mut b)
+            .read_exact(&mut code)
             .map_err(|e| self.err(e, "reading a server error", timeout))?;
-        let code = i32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-        let errno = i32::from_be_bytes([b[4], b[5], b[6], b[7]]);
-        Ok((code, errno))
+        let mut b = [0u8; 4];
+        let errno = match self.stream.read_exact(&mut b) {
+            Ok(()) => i32::from_be_bytes(b),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::UnexpectedEof | io::ErrorKind::ConnectionReset
+                ) =>
+            {
+                0
+            }
+            Err(e) => return Err(self.err(e, "reading a server error", timeout)),
+        };
+        Ok((i32::from_be_bytes(code), errno))
     }
 
     /// Sends a state byte.

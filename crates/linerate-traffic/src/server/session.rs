@@ -136,7 +136,9 @@ fn authenticate(sh: &Shared, v: &serde_json::Value) -> Result<(), Refusal> {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
-    auth.check(token, now).map(|_| ()).map_err(refuse)
+    auth.check(token, now)
+        .map(|_| ())
+        .map_err(|why| refuse(why.to_string()))
 }
 
 /// Runs one test on an admitted control connection.

@@ -29,7 +29,9 @@ Examples:
   linerate client -c 198.18.0.2 -R -O 2s
   linerate client 198.18.0.2 -u -b 500M -l 1400 --bidir
   linerate client 198.18.0.2 --mode rr --rr-size 64/1KiB --json
-  IPERF3_PASSWORD=secret linerate client 198.18.0.2 --username mario --rsa-public-key-path pub.pem"
+  IPERF3_PASSWORD=secret linerate client 198.18.0.2 --username mario --rsa-public-key-path pub.pem
+  IPERF3_PASSWORD=secret linerate client 198.18.0.2 --username mario --rsa-public-key-path pub.pem \\
+      --use-pkcs1-padding          # against an iperf3 server before 3.17 (Debian 12's 3.12)"
 )]
 pub struct Args {
     /// Server host name or address
@@ -164,6 +166,11 @@ pub struct Args {
     /// The server's RSA public key (PEM) to encrypt the credentials with; needs --username
     #[arg(long, value_name = "PATH")]
     pub rsa_public_key_path: Option<std::path::PathBuf>,
+    /// Encrypt the credentials with PKCS#1 v1.5 padding instead of OAEP: what an iperf3 server
+    /// before 3.17 (Debian 12's 3.12) reads, and a 3.17+ server started with the same flag.
+    /// Like iperf3 3.17+, the default is OAEP, which older servers cannot decrypt
+    #[arg(long, requires = "rsa_public_key_path")]
+    pub use_pkcs1_padding: bool,
     /// Timeout for connecting and for each handshake step (a unit is required: iperf3 reads a
     /// bare number here as milliseconds)
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = Duration::parse_with_unit, allow_hyphen_values = true)]
@@ -278,9 +285,15 @@ impl Args {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
-        linerate_traffic::protocol::auth::client_token(key, user, &password, now)
-            .map(Some)
-            .map_err(anyhow::Error::msg)
+        use linerate_traffic::protocol::auth;
+        let padding = if self.use_pkcs1_padding {
+            auth::Padding::Pkcs1
+        } else {
+            auth::Padding::Oaep
+        };
+        Ok(Some(auth::client_token(
+            key, user, &password, now, padding,
+        )?))
     }
 }
 

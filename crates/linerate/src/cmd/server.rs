@@ -24,7 +24,9 @@ Examples:
   linerate server --max-pending-per-ip 16 --handshake-timeout 5s
   linerate server --server-bitrate-limit 1G/5 --max-duration 30s
   linerate server --allow 198.18.0.0/15 --allow 2001:db8::/32
-  linerate server --rsa-private-key-path private.pem --authorized-users-path users.csv"
+  linerate server --rsa-private-key-path private.pem --authorized-users-path users.csv
+  linerate server --rsa-private-key-path private.pem --authorized-users-path users.csv \\
+      --use-pkcs1-padding          # for iperf3 clients before 3.17 (Debian 12's 3.12)"
 )]
 pub struct Args {
     /// Port for control and data (TCP and UDP)
@@ -79,6 +81,12 @@ pub struct Args {
     /// Largest difference in seconds between a client's credentials and the server's clock
     #[arg(long, value_name = "SECONDS", default_value_t = 10)]
     pub time_skew_threshold: u64,
+    /// Expect credentials with PKCS#1 v1.5 padding instead of OAEP: what iperf3 clients before
+    /// 3.17 (Debian 12's 3.12) send, and 3.17-3.19 clients given the same flag. Like iperf3
+    /// 3.17+, the server reads one padding only, OAEP by default. Decrypted by OpenSSL with
+    /// implicit rejection, so a bad padding is not told apart from bad credentials
+    #[arg(long, requires = "rsa_private_key_path")]
+    pub use_pkcs1_padding: bool,
     /// Bind data sockets to a network device (SO_BINDTODEVICE)
     #[arg(long, value_name = "DEV")]
     pub bind_dev: Option<String>,
@@ -160,12 +168,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             anyhow::bail!("{flag} {d}: expected more than 0 and at most 7 days");
         }
     }
+    use linerate_traffic::protocol::auth;
+    let padding = if args.use_pkcs1_padding {
+        auth::Padding::Pkcs1
+    } else {
+        auth::Padding::Oaep
+    };
     let auth = match (&args.rsa_private_key_path, &args.authorized_users_path) {
         (None, None) => None,
-        (Some(k), Some(u)) => Some(Arc::new(
-            linerate_traffic::protocol::auth::Authorizer::load(k, u, args.time_skew_threshold)
-                .map_err(anyhow::Error::msg)?,
-        )),
+        (Some(k), Some(u)) => Some(Arc::new(auth::Authorizer::load(
+            k,
+            u,
+            args.time_skew_threshold,
+            padding,
+        )?)),
         (Some(_), None) => anyhow::bail!("--rsa-private-key-path needs --authorized-users-path"),
         (None, Some(_)) => anyhow::bail!("--authorized-users-path needs --rsa-private-key-path"),
     };
