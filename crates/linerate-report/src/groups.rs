@@ -12,8 +12,8 @@ use std::path::PathBuf;
 use linerate_stats::comparison;
 use linerate_store::{Experiment, ExperimentStatus, RunId, RunRecord, Store, StoreError};
 
-use crate::lab_run::LabRunError;
 use crate::metric::Metric;
+use linerate_store::lab_run::LabRunError;
 
 /// Why the groups could not be formed.
 #[derive(Debug, thiserror::Error)]

@@ -11,7 +11,7 @@ use linerate_store::{RunId, RunRecord};
 use serde_json::Value;
 
 use crate::format::{self, escape_html as esc};
-use crate::lab_run::LabRun;
+use linerate_store::lab_run::LabRun;
 
 /// `schema` of a linerate host snapshot (`linerate-probe`'s `HostSnapshot`).
 pub const SNAPSHOT_SCHEMA: &str = "linerate.host-snapshot/1";

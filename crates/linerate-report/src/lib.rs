@@ -10,8 +10,8 @@
 //!   and its section of the report; [`words`] says the engine's sample kinds and warnings.
 //! - [`metric`]: what runs are measured in (bit/s, packets/s, transactions/s): the value a
 //!   comparison uses, the series over time and the table columns, one module per metric;
-//!   [`unit`](mod@unit) scales and labels their values; [`lab_run`] is what `lab run` stores with a run
-//!   (test bed and the value it compared).
+//!   [`unit`](mod@unit) scales and labels their values; what `lab run` stores with a run (test
+//!   bed and the value it compared) is `linerate_store::lab_run`.
 //! - [`chart`]: values over time, latency histogram + CDF, comparison bars with confidence
 //!   intervals, sweep curves, response-time distributions (one, or two overlaid), NDR/PDR
 //!   against frame size — as SVG, drawn with plotters.
@@ -33,7 +33,6 @@ pub mod format;
 pub mod groups;
 pub mod host;
 pub mod html;
-pub mod lab_run;
 pub mod metric;
 pub mod png;
 pub mod rfc2544;

@@ -14,8 +14,8 @@ pub mod transactions;
 use linerate_iperf3::linerate::Linerate;
 use linerate_store::RunRecord;
 
-use crate::lab_run::{LabRun, LabRunError};
 use crate::unit::Unit;
+use linerate_store::lab_run::{LabRun, LabRunError};
 
 /// The quantity runs are valued, compared and charted in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -12,8 +12,8 @@ use crate::ReportError;
 use crate::chart::{self, Chart};
 use crate::figure::{Lack, Missing, place_or_note};
 use crate::format::{self, escape_html as esc};
-use crate::lab_run::LabRun;
 use crate::metric::Metric;
+use linerate_store::lab_run::LabRun;
 
 const NO_SAMPLES: Lack = Lack {
     what: "interval samples",

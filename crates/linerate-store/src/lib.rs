@@ -10,6 +10,7 @@
 //! - [`store_measured_run`]: a run linerate just measured, with its command line, tool, host
 //!   snapshot and experiment, stored in one call (what `client`, `lab run` and the agent use).
 //! - [`rfc2544`]: RFC 2544 results (one run per frame size) as they are stored and read back.
+//! - [`lab_run`]: what `lab run` stores with each run (its test bed and the value it compared).
 //! - [`experiment`]: experiments by name and instance, with their plan and status (running,
 //!   complete, interrupted), started and finished through the [`Store`].
 //!
@@ -30,6 +31,7 @@
 
 pub mod experiment;
 pub mod iperf3;
+pub mod lab_run;
 mod measured;
 pub mod record;
 pub mod rfc2544;

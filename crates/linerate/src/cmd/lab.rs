@@ -558,7 +558,7 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
     });
     // The experiment is in the store (running) before its first run: its identity comes
     // from there, and a killed runner leaves it reading as incomplete.
-    let mut recorder = record::Recorder::begin(&a.store, &exp)?;
+    let mut recorder = record::begin(&a.store, &exp)?;
     let engine;
     let plain: &dyn linerate_lab::runner::Load = match a.load {
         LoadTool::Linerate => {
@@ -583,8 +583,13 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
         // Each run is stored as it ends, so an interrupted experiment keeps what it measured.
         let profile = profiled
             .as_ref()
-            .and_then(|p| Some((p.take()?, p.frequency())));
-        recorder.record(r, profile);
+            .and_then(|p| Some(record::profile(&p.take()?, p.frequency())));
+        match profile.transpose() {
+            Ok(profile) => {
+                recorder.record(r, profile);
+            }
+            Err(e) => crate::output::warn(&format!("{e:#}")),
+        }
         if let Some(pb) = &bar {
             let what = match (&r.measure, &r.error) {
                 (Some(m), _) => render::quantity(m.value, m.unit),
@@ -605,7 +610,7 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
         Err(e) => {
             // Stopped before its last run: what was stored stays, marked so.
             let _ = recorder.finish(linerate_store::ExperimentStatus::Interrupted);
-            return Err(match recorder.id() {
+            return Err(match recorder.experiment().map(|e| e.id.as_str()) {
                 Some(id) => anyhow::Error::new(e).context(format!(
                     "lab run: experiment {id} stopped after {} stored run(s), marked interrupted",
                     recorder.stored
@@ -622,13 +627,13 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
     })?;
     if a.json {
         let mut doc = serde_json::to_value(&result)?;
-        doc["stored_as"] = serde_json::json!(recorder.id());
+        doc["stored_as"] = serde_json::json!(recorder.experiment().map(|e| e.id.as_str()));
         output::print_json(&doc)?;
     } else {
         output::print_text(&render::run_text(&exp, &result))?;
     }
     if let Some(e) = recorder.error.take() {
-        return Err(e.context(format!(
+        return Err(anyhow::Error::new(e).context(format!(
             "lab run: {} run(s) were stored before the results store failed",
             recorder.stored
         )));
@@ -637,36 +642,34 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
         let planned = exp.variants.len() * exp.repetitions as usize;
         eprint!(
             "linerate: {}",
-            recorder.interrupted(crate::stop::name(sig), result.runs.len(), planned)
+            record::interrupted(
+                &recorder,
+                crate::stop::name(sig),
+                result.runs.len(),
+                planned
+            )
         );
         return Ok(crate::stop::exit_code(sig));
     }
     if a.json || a.quiet {
-        if let Some(id) = recorder.id() {
+        if let Some(id) = recorder.experiment().map(|e| e.id.as_str()) {
             eprintln!(
                 "linerate: stored {} run(s) as experiment {id}",
                 recorder.stored
             );
         }
     } else {
-        output::print_text(&format!("\n{}", recorder.closing()))?;
+        output::print_text(&format!("\n{}", record::closing(&recorder)))?;
     }
-    let experiment_id = recorder.id().unwrap_or_default().to_owned();
+    let experiment_id = recorder
+        .experiment()
+        .map(|e| e.id.as_str())
+        .unwrap_or_default()
+        .to_owned();
     if let Some(html) = &a.html {
-        // The report command owns HTML rendering; run it on this experiment's stored runs.
-        let exe = std::env::current_exe().context("locate the linerate executable")?;
-        let status = std::process::Command::new(exe)
-            .args(["report", "--experiment", &experiment_id, "--db"])
-            .arg(a.store.db.path()?)
-            .arg("-o")
-            .arg(html)
-            // Keep stdout for this command's own output (it may be JSON).
-            .stdout(std::process::Stdio::null())
-            .status()
-            .context("run linerate report")?;
-        if !status.success() {
-            anyhow::bail!("--html {}: linerate report failed", html.display());
-        }
+        // Rendered in-process, exactly as `linerate report --experiment ID -o FILE` does.
+        super::report::experiment_html(a.store.db.clone(), &experiment_id, html)
+            .with_context(|| format!("--html {}", html.display()))?;
         eprintln!("wrote {}", html.display());
     }
     Ok(ExitCode::SUCCESS)

@@ -73,6 +73,54 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let (runs, written) = write(&args)?;
+    if args.json {
+        output::print_json(&serde_json::json!({
+            "schema": "linerate.report/1",
+            "runs": runs,
+            "files": written,
+        }))?;
+    } else {
+        let mut text = String::new();
+        for w in &written {
+            text.push_str(&format!(
+                "wrote {} ({} bytes)\n",
+                w["path"].as_str().unwrap_or_default(),
+                w["bytes"]
+            ));
+        }
+        output::print_text(&text)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the HTML report of an experiment's stored runs to `output` (`lab run --html`), as
+/// `linerate report --experiment ID -o FILE` does.
+pub fn experiment_html(
+    db: DbArgs,
+    experiment: &str,
+    output: &std::path::Path,
+) -> anyhow::Result<()> {
+    let args = Args {
+        runs: Vec::new(),
+        experiment: Some(experiment.to_owned()),
+        last: None,
+        since: None,
+        peer: None,
+        output: Some(output.to_owned()),
+        svg: None,
+        png: None,
+        title: None,
+        confidence: 95.0,
+        json: false,
+        db,
+    };
+    write(&args).map(|_| ())
+}
+
+/// Builds the report `args` ask for and writes its files: the runs it covers, and one JSON
+/// object per file written.
+fn write(args: &Args) -> anyhow::Result<(Vec<RunId>, Vec<serde_json::Value>)> {
     if args.output.is_none() && args.svg.is_none() && args.png.is_none() {
         anyhow::bail!("say where to write: -o report.html, --svg DIR or --png DIR");
     }
@@ -175,7 +223,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         },
         runs,
         max_run_charts: 24,
-        profiles: profiles_section(&store, &args, &groups)?,
+        profiles: profiles_section(&store, args, &groups)?,
     };
     let report = linerate_report::build(&input)?;
     let mut written = Vec::new();
@@ -202,24 +250,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             written.push(serde_json::json!({"kind": "png", "path": path, "bytes": png.len()}));
         }
     }
-    if args.json {
-        output::print_json(&serde_json::json!({
-            "schema": "linerate.report/1",
-            "runs": input.runs.iter().map(|(id, _)| id).collect::<Vec<_>>(),
-            "files": written,
-        }))?;
-    } else {
-        let mut text = String::new();
-        for w in &written {
-            text.push_str(&format!(
-                "wrote {} ({} bytes)\n",
-                w["path"].as_str().unwrap_or_default(),
-                w["bytes"]
-            ));
-        }
-        output::print_text(&text)?;
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok((input.runs.iter().map(|(id, _)| *id).collect(), written))
 }
 
 fn now() -> i64 {

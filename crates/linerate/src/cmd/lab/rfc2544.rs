@@ -6,7 +6,6 @@
 //! charts.
 
 mod render;
-pub mod store;
 
 use std::process::ExitCode;
 
@@ -331,7 +330,12 @@ pub fn run(dir: &StateDir, a: Args) -> anyhow::Result<ExitCode> {
         );
         return Ok(crate::stop::exit_code(sig));
     }
-    report.stored_as = store::record(&a.store, &throughput)?;
+    report.stored_as = match super::record::store_at(&a.store)? {
+        Some(at) => {
+            linerate_lab::record::record_rfc2544(&at, &throughput, super::record::host_snapshot())?
+        }
+        None => None,
+    };
     if a.json {
         output::print_json(&report)?;
     } else {

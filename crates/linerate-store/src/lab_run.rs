@@ -3,7 +3,7 @@
 //! tunnel) and the value the lab compared. `lab run` writes it and the report reads it through
 //! this one type, so a renamed or missing field is an error, not a silent blank.
 
-use linerate_store::RunRecord;
+use crate::record::RunRecord;
 use serde::{Deserialize, Serialize};
 
 /// The key of the object in the document's `linerate` object.
