@@ -249,6 +249,13 @@ impl Store {
 
     /// Reads the header fields and refuses foreign or newer files, before anything is written.
     fn validate(&self) -> Result<(), StoreError> {
+        // One read transaction, so the three figures are of one moment: read one by one, a
+        // migration committed by another process in between (version 0 read before it, its
+        // tables after) made a new linerate database look like another program's.
+        let snapshot = self
+            .conn
+            .unchecked_transaction()
+            .map_err(|e| self.err(e))?;
         let version = self.schema_version()?;
         let app_id: i32 = self
             .conn
@@ -259,6 +266,7 @@ impl Store {
             .conn
             .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
             .map_err(|e| self.err(e))?;
+        drop(snapshot);
         if app_id != APPLICATION_ID && (version > 0 || tables > 0) {
             return Err(StoreError::NotADatabase {
                 path: self.path.clone(),
