@@ -252,10 +252,7 @@ impl Store {
         // One read transaction, so the three figures are of one moment: read one by one, a
         // migration committed by another process in between (version 0 read before it, its
         // tables after) made a new linerate database look like another program's.
-        let snapshot = self
-            .conn
-            .unchecked_transaction()
-            .map_err(|e| self.err(e))?;
+        let snapshot = self.conn.unchecked_transaction().map_err(|e| self.err(e))?;
         let version = self.schema_version()?;
         let app_id: i32 = self
             .conn
