@@ -17,6 +17,7 @@
 //! | `affinity` | pin a thread to a CPU, the allowed set, the current CPU (`sched_setaffinity`; `cpuset_setaffinity`) | Linux, FreeBSD |
 //! | `mmsg` | one batch type for `sendmmsg`/`recvmmsg` over fixed buffers | Linux, FreeBSD |
 //! | `socket` | socket options std and socket2 lack (TCP_INFO in each OS's layout; Linux: UDP GSO, forced buffers; FreeBSD: SO_REUSEPORT, SO_REUSEPORT_LB), `ppoll` | Linux, FreeBSD |
+//! | `clock` | the kernel clock's discipline (`adjtimex` read only: synchronised, error estimates) and the kernel's boot id | Linux |
 //! | `ethtool` | the `SIOCETHTOOL` ioctl: driver, rings, channels, coalescing, features, RSS, stats; offload switches | Linux |
 //! | `netlink` | one netlink socket for route (links, addresses, routes, neighbours, qdiscs) and generic netlink (`netdev` queue stats) | Linux |
 //! | `netns` | network namespaces: create, name, enter, run a closure inside, remove | Linux |
@@ -53,7 +54,7 @@ mod linux;
 
 #[cfg(target_os = "linux")]
 pub use linux::{
-    affinity, ethtool, netlink, netns, packet, perf, rxring, socket, thread, txring, xdp,
+    affinity, clock, ethtool, netlink, netns, packet, perf, rxring, socket, thread, txring, xdp,
 };
 
 #[cfg(target_os = "freebsd")]

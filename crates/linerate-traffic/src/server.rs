@@ -6,11 +6,13 @@
 //! cookie starts a new test; anything else is logged and closed. UDP streams are opened by a
 //! `9876` datagram on the same port; because that datagram carries no cookie, one test at a
 //! time (per server) creates UDP streams, and only datagrams from the test's client address
-//! are taken.
+//! are taken. A linerate client may instead ask for a frame-counter session (`frames`), which
+//! the server runs only when told it may.
 
 mod accept;
 mod allow;
 mod bind;
+mod frames;
 mod handshake;
 mod log;
 mod pending;
@@ -26,7 +28,8 @@ use std::time::{Duration, Instant};
 
 pub use allow::AllowPrefix;
 pub use log::{Level, LogSink, ServerLog};
-pub use session::TestSummary;
+pub use frames::FrameCounterSummary;
+pub use session::{Served, TestSummary};
 
 use crate::config::SocketOptions;
 use crate::error::TrafficError;
@@ -77,6 +80,22 @@ pub struct ServerConfig {
     /// Shared with other tests of this host (a measurement agent's own client tests): a test
     /// arriving while it is taken is refused as busy.
     pub gate: Option<std::sync::Arc<crate::gate::TestGate>>,
+    /// Whether clients may ask for a frame-counter session (`--allow-frame-counter`), which
+    /// opens a raw packet socket on this host.
+    pub frame_counter: FrameCounterAccess,
+}
+
+/// Which interfaces a client may count `linerate gen`'s frames on through the control channel
+/// ([`crate::protocol::frames`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum FrameCounterAccess {
+    /// None: a frame-counter session is refused (the default).
+    #[default]
+    Refused,
+    /// Any interface of the server's namespace.
+    AnyInterface,
+    /// Only these.
+    Interfaces(Vec<String>),
 }
 
 impl Default for ServerConfig {
@@ -100,6 +119,7 @@ impl Default for ServerConfig {
             auth: None,
             sock: SocketOptions::default(),
             gate: None,
+            frame_counter: FrameCounterAccess::Refused,
         }
     }
 }

@@ -1,9 +1,9 @@
 //! The stored side of RFC 2544 results: one run per frame size, of mode `rfc2544`, its
 //! document the frame size's `linerate.rfc2544/1` result (`linerate_store::rfc2544`), which
 //! `linerate report` reads back to chart NDR and PDR against frame size. `lab rfc2544` stores
-//! its frame sizes as an experiment named `rfc2544-LAB` (one variant per size); `lab run`
-//! stores its `rfc2544` runs through [`store_run`] as repetitions of their variants, the same
-//! shape.
+//! its frame sizes as an experiment named `rfc2544-LAB`, `rfc2544` as `rfc2544-TX-RX` or its
+//! `--name` (one variant per size); `lab run` stores its `rfc2544` runs through [`store_run`]
+//! as repetitions of their variants, the same shape.
 
 use anyhow::Context as _;
 use linerate_lab::rfc2544::procedure::Throughput;
@@ -14,19 +14,18 @@ use linerate_store::{
 
 use crate::cmd::history::db::{StoreRunArgs, command_line};
 
-/// Stores `t` (unless `--no-store`) as the experiment `rfc2544-LAB`; returns its id.
-pub fn record(args: &StoreRunArgs, t: &Throughput) -> anyhow::Result<Option<String>> {
+/// Stores `t` (unless `--no-store`) as the experiment `name`; returns its id.
+pub fn record(args: &StoreRunArgs, t: &Throughput, name: &str) -> anyhow::Result<Option<String>> {
     if args.no_store || t.results.is_empty() {
         return Ok(None);
     }
     let mut store = args.db.open()?;
-    let name = format!("rfc2544-{}", t.lab);
     let plan = ExperimentPlan {
         variants: t.results.iter().map(|r| r.frame.clone()).collect(),
         repetitions: 1,
     };
     let exp = store
-        .begin_experiment(&name, &plan)
+        .begin_experiment(name, &plan)
         .with_context(|| format!("storing experiment {name} in {}", store.path().display()))?;
     for doc in t.documents() {
         let frame = doc.result.frame.clone();
@@ -72,7 +71,8 @@ pub fn store_run(
     Ok(Some(id))
 }
 
-/// A lab run's context: this command line and linerate's version.
+/// A run's context: this command line and linerate's version (the source is `lab` for every
+/// RFC 2544 test bed, the lab's namespaces or real ports).
 fn context(experiment: ExperimentRef) -> RunContext {
     let mut context = RunContext::new(RunSource::Lab);
     context.command_line = Some(command_line(std::env::args()));

@@ -1,10 +1,11 @@
-//! The human rendering of `lab rfc2544`: one table of NDR/PDR per frame size (frames/s, L1 and
-//! L2 bit rates, % of line rate), one of latency, and the generator-bound warnings.
+//! The human rendering of an RFC 2544 result (`lab rfc2544`, `rfc2544`): one table of NDR/PDR
+//! per frame size (frames/s, L1 and L2 bit rates, % of line rate), one of latency with how its
+//! clocks were judged, and the generator-bound warnings.
 
 use linerate_store::rfc2544::{Rate, SearchMethod};
 use linerate_units::{BitRate, PacketRate};
 
-use super::Report;
+use super::measure::Report;
 
 fn gbit(bps: f64) -> String {
     format!("{:.3}", bps / 1e9)
@@ -37,10 +38,10 @@ fn table(rows: &[Vec<String>]) -> String {
 pub fn text(r: &Report<'_>) -> String {
     let s = &r.settings;
     let mut out = format!(
-        "RFC 2544 throughput of lab {} (gen → dut → recv), line rate {} at L1 ({})\n\
+        "RFC 2544 throughput of {}, line rate {} at L1 ({})\n\
          search ({}): NDR (no loss) and PDR (loss ≤ {}%), trials {} s to {} s over {} \
          phase(s), width {}%, each final bound over {} trial(s)\n\n",
-        r.lab,
+        r.bed,
         BitRate::from_bps_f64(r.link_bps).human(),
         r.link_source,
         if s.search == SearchMethod::Binary {
@@ -85,7 +86,7 @@ pub fn text(r: &Report<'_>) -> String {
         .iter()
         .any(|f| f.latency_us.iter().any(|l| l.latency.is_some()))
     {
-        out.push_str("\none-way latency, µs (gen → recv)\n");
+        out.push_str(&format!("\none-way latency, µs ({})\n", r.path));
         let mut rows = vec![vec![
             "frame".to_owned(),
             "load".into(),
@@ -116,6 +117,9 @@ pub fn text(r: &Report<'_>) -> String {
         }
         out.push_str(&table(&rows));
     }
+    if let Some(clock) = r.clock {
+        out.push_str(&format!("\nclocks: {clock}\n"));
+    }
     out.push('\n');
     for f in r.results {
         out.push_str(&format!(
@@ -142,8 +146,13 @@ pub fn text(r: &Report<'_>) -> String {
         ));
         if let Some(why) = &f.generator_bound_reason {
             out.push_str(&format!(
-                "  (!) generator-bound: {why}; this measures the generator, not the DUT, whose \
-                 NDR may be higher (try more --threads, or a faster generator)\n"
+                "  (!) {}generator-bound: {why}; this measures the generator, not the DUT, whose \
+                 NDR may be higher (try more --threads, or a faster generator)\n",
+                if f.generator_ceiling_pps.is_none() {
+                    "possibly "
+                } else {
+                    ""
+                }
             ));
         }
         if f.ring_drops > 0 {
