@@ -93,7 +93,16 @@ impl RemoteCounter {
         let stream = connect::control(&client, &server, &cookie)?;
         let mut ctl = Control::new(stream, format!("{}:{}", cfg.host, cfg.port));
         let hs = cfg.connect_timeout;
-        match ctl.read(hs, "waiting for the server to ask for parameters")? {
+        let first = ctl.read(hs, "waiting for the server to ask for parameters");
+        if let Err(TrafficError::Closed { peer, .. }) = &first {
+            return Err(TrafficError::Refused {
+                peer: peer.clone(),
+                reason: "it closed the connection before the handshake (is this host on its \
+                         --allow list?)"
+                    .into(),
+            });
+        }
+        match first? {
             Incoming::State(State::ParamExchange) => {}
             Incoming::State(State::AccessDenied) => {
                 return Err(TrafficError::Busy {

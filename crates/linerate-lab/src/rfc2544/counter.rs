@@ -38,8 +38,8 @@ pub trait Counter {
 
 fn gen_error(what: &str) -> impl FnOnce(GenError) -> LabError + '_ {
     move |e| LabError::Io {
-        what: format!("{what}: {}", e.chain()),
-        source: std::io::Error::other("receive counter"),
+        what: what.to_owned(),
+        source: std::io::Error::other(e),
     }
 }
 
@@ -107,8 +107,8 @@ pub struct Remote {
 
 fn traffic(what: String) -> impl FnOnce(linerate_traffic::TrafficError) -> LabError {
     move |e| LabError::Io {
-        what: format!("{what}: {e}"),
-        source: std::io::Error::other("frame-counter session"),
+        what,
+        source: std::io::Error::other(e),
     }
 }
 

@@ -104,8 +104,8 @@ pub struct External<'a> {
 
 fn gen_error(what: String) -> impl FnOnce(generator::GenError) -> LabError {
     move |e| LabError::Io {
-        what: format!("{what}: {}", e.chain()),
-        source: std::io::Error::other("frame generator"),
+        what,
+        source: std::io::Error::other(e),
     }
 }
 
