@@ -10,7 +10,7 @@
 //! |---|---|---|
 //! | [`os`] | which OS this is, and [`os::NotOnThisOs`]: the one way to say a feature needs another OS | all |
 //! | `cpu_time` | CPU time counters per CPU (`/proc/stat`; `kern.cp_times`) and per thread (`/proc/self/task/TID/stat`, Linux), their parsers | Linux, FreeBSD (threads: Linux) |
-//! | [`fs`] | `atomic_write`/`atomic_create`: temp file, fsync, rename, fsync of the directory | Unix |
+//! | [`fs`] | `atomic_write`/`atomic_create`: temp file, fsync, rename, fsync of the directory; an exclusive `flock` without waiting | Unix |
 //! | [`process`] | effective uid (`is_root`), `kill`, the process's CPU times | Unix |
 //! | [`signal`] | signal masks (block, unblock, take a pending one) and signal flags | Unix |
 //! | [`sysctl`] | FreeBSD sysctl values: kinds, flags, decoding and encoding (all OSes, so it is tested everywhere); `sysctlbyname` reads, writes and subtree walks | codec: Unix; calls: FreeBSD |

@@ -109,7 +109,12 @@ impl RemoteCounter {
                     peer: ctl.peer.clone(),
                 });
             }
-            other => return Err(unexpected(other, "waiting for the server to ask for parameters")),
+            other => {
+                return Err(unexpected(
+                    other,
+                    "waiting for the server to ask for parameters",
+                ));
+            }
         }
         let params = TestParams {
             time: cfg.longest_count.as_secs_f64().ceil(),
@@ -174,7 +179,12 @@ impl RemoteCounter {
         &self.ctl.peer
     }
 
-    fn request(&mut self, r: &Request, wait: Duration, during: &'static str) -> Result<Reply, TrafficError> {
+    fn request(
+        &mut self,
+        r: &Request,
+        wait: Duration,
+        during: &'static str,
+    ) -> Result<Reply, TrafficError> {
         self.ctl.send_json(r, during)?;
         self.reply(wait, during)
     }

@@ -27,8 +27,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 pub use allow::AllowPrefix;
-pub use log::{Level, LogSink, ServerLog};
 pub use frames::FrameCounterSummary;
+pub use log::{Level, LogSink, ServerLog};
 pub use session::{Served, TestSummary};
 
 use crate::config::SocketOptions;

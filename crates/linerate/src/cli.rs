@@ -55,8 +55,7 @@ pub enum Command {
     Agent(cmd::agent::Args),
     /// Send raw Ethernet/IPv4/UDP frames from packet rings (Linux, CAP_NET_RAW)
     Gen(cmd::r#gen::Args),
-    /// RFC 2544 throughput of a real DUT between two tester ports, or with the counting port on
-    /// another host (Linux, CAP_NET_RAW)
+    /// RFC 2544 throughput of a real DUT between tester ports (Linux, CAP_NET_RAW)
     Rfc2544(Box<cmd::rfc2544::Args>),
     /// Build network-namespace test beds and run experiments on them
     Lab(cmd::lab::Args),

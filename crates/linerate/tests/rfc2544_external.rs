@@ -63,7 +63,18 @@ impl Bed {
             Netns::with_loopback("xb"),
         );
         let pair = |a: &Netns, an: &str, z: &Netns, zn: &str| {
-            a.ip(&["link", "add", an, "type", "veth", "peer", "name", zn, "netns", z.name()]);
+            a.ip(&[
+                "link",
+                "add",
+                an,
+                "type",
+                "veth",
+                "peer",
+                "name",
+                zn,
+                "netns",
+                z.name(),
+            ]);
         };
         pair(&t, "xt0", &d, "xd0");
         pair(&t, "xt1", &d, "xd1");
@@ -240,7 +251,15 @@ fn an_nft_limited_dut_is_found_within_2_percent_by_one_tester_and_by_two_hosts()
     assert!(id.starts_with("rfc2544-xt0-xt1"), "{id}");
     let html = bed.state.path().join("report.html");
     let out = support::bin::linerate()
-        .args(["report", "--experiment", &id, "--db", arg(&db), "-o", arg(&html)])
+        .args([
+            "report",
+            "--experiment",
+            &id,
+            "--db",
+            arg(&db),
+            "-o",
+            arg(&html),
+        ])
         .output()
         .expect("run linerate report");
     assert!(out.status.success(), "report: {out:?}");
@@ -248,7 +267,10 @@ fn an_nft_limited_dut_is_found_within_2_percent_by_one_tester_and_by_two_hosts()
     assert!(page.contains("NDR and PDR against frame size"), "no chart");
 
     // Two hosts: the counter on B, through its server.
-    let server = b_server(&bed, &["--allow", "198.18.1.1", "--allow-frame-counter=xb1"]);
+    let server = b_server(
+        &bed,
+        &["--allow", "198.18.1.1", "--allow-frame-counter=xb1"],
+    );
     let port = server.port.to_string();
     let host = format!("198.18.1.2:{port}");
     let (two, took) = limited(
@@ -334,7 +356,10 @@ fn a_dut_that_drops_nothing_finds_the_tester_s_limit_possibly_generator_bound() 
         })
         .fold(0.0, f64::max);
     let n = ndr(&doc);
-    assert!(n > 10_000.0 && n <= most * 1.01, "NDR {n}, most sent {most}");
+    assert!(
+        n > 10_000.0 && n <= most * 1.01,
+        "NDR {n}, most sent {most}"
+    );
 
     // The text says so.
     let mut args = vec!["--tx", "xt0", "--next-hop", "198.18.0.254", "--frame", "64"];
@@ -344,7 +369,10 @@ fn a_dut_that_drops_nothing_finds_the_tester_s_limit_possibly_generator_bound() 
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{out:?}");
     assert!(text.contains("(!) possibly generator-bound"), "{text}");
-    assert!(text.contains("the generator's own ceiling unknown"), "{text}");
+    assert!(
+        text.contains("the generator's own ceiling unknown"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -374,8 +402,14 @@ fn the_generator_s_ceiling_is_measured_back_to_back_or_with_the_dut_told_to_drop
     assert_eq!(r["generator_bound"], false, "{r}");
 
     // The DUT told to drop (its forwarding off), and put back.
-    let drop = format!("ip netns exec {} sysctl -qw net.ipv4.ip_forward=0", bed.d.name());
-    let undo = format!("ip netns exec {} sysctl -qw net.ipv4.ip_forward=1", bed.d.name());
+    let drop = format!(
+        "ip netns exec {} sysctl -qw net.ipv4.ip_forward=0",
+        bed.d.name()
+    );
+    let undo = format!(
+        "ip netns exec {} sysctl -qw net.ipv4.ip_forward=1",
+        bed.d.name()
+    );
     let mut args = short.to_vec();
     args.extend(["--ceiling-cmd", &drop, "--ceiling-undo", &undo]);
     let doc = search(&bed, &args);
@@ -396,18 +430,35 @@ fn the_generator_s_ceiling_is_measured_back_to_back_or_with_the_dut_told_to_drop
     let out = bed.rfc2544(&args);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("still forwarded") && err.contains("--ceiling-cmd `true`"), "{err}");
+    assert!(
+        err.contains("still forwarded") && err.contains("--ceiling-cmd `true`"),
+        "{err}"
+    );
     assert_eq!(bed.forwarding(), "1");
 
     // What a kill -9 during the drop leaves: the marker with the undo, the DUT not
     // forwarding; the next run on the same ports puts it back first, and says so.
-    std::fs::write(&marker, format!("{{\"undo\":{}}}\n", serde_json::json!(undo)))
-        .expect("write the marker");
-    let out = bed.d.exec("sysctl").args(["-qw", "net.ipv4.ip_forward=0"]).output();
+    std::fs::write(
+        &marker,
+        format!("{{\"undo\":{}}}\n", serde_json::json!(undo)),
+    )
+    .expect("write the marker");
+    let out = bed
+        .d
+        .exec("sysctl")
+        .args(["-qw", "net.ipv4.ip_forward=0"])
+        .output();
     assert!(out.is_ok_and(|o| o.status.success()));
     let mut args = short.to_vec();
     args.extend(["--ceiling-cmd", &drop, "--ceiling-undo", &undo]);
-    args.extend(["--tx", "xt0", "--next-hop", "198.18.0.254", "--no-store", "--json"]);
+    args.extend([
+        "--tx",
+        "xt0",
+        "--next-hop",
+        "198.18.0.254",
+        "--no-store",
+        "--json",
+    ]);
     let out = bed.rfc2544(&args);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
@@ -427,9 +478,24 @@ fn the_frame_counter_is_refused_without_the_flag_off_the_allow_list_with_wrong_c
         let host = format!("198.18.1.2:{port}");
         let mut cmd = bed.t.linerate();
         cmd.env("LINERATE_LAB_STATE_DIR", bed.state.path())
-            .args(["rfc2544", "--tx", "xt0", "--rx-host", &host, "--rx-dev", dev])
+            .args([
+                "rfc2544",
+                "--tx",
+                "xt0",
+                "--rx-host",
+                &host,
+                "--rx-dev",
+                dev,
+            ])
             .args(["--dst-ip", "198.19.1.1", "--next-hop", "198.18.0.254"])
-            .args(["--frame", "64", "--trial", "200ms", "--initial-trial", "100ms"])
+            .args([
+                "--frame",
+                "64",
+                "--trial",
+                "200ms",
+                "--initial-trial",
+                "100ms",
+            ])
             .args(["--no-store", "-q"])
             .args(extra)
             .stdout(Stdio::piped())
@@ -456,7 +522,10 @@ fn the_frame_counter_is_refused_without_the_flag_off_the_allow_list_with_wrong_c
     let err = remote(one.port, "xb1", &[], None);
     assert!(err.contains("counts frames only on xc1"), "{err}");
     // A client off its --allow list: closed before the handshake.
-    let fenced = b_server(&bed, &["--allow-frame-counter", "--allow", "203.0.113.0/24"]);
+    let fenced = b_server(
+        &bed,
+        &["--allow-frame-counter", "--allow", "203.0.113.0/24"],
+    );
     let err = remote(fenced.port, "xb1", &[], None);
     assert!(err.contains("--allow list"), "{err}");
     assert!(
@@ -483,7 +552,12 @@ fn the_frame_counter_is_refused_without_the_flag_off_the_allow_list_with_wrong_c
         ],
     );
     let creds = ["--username", "mario", "--rsa-public-key-path", arg(&public)];
-    let err = remote(locked.port, "xb1", &creds, Some(("IPERF3_PASSWORD", "luigi")));
+    let err = remote(
+        locked.port,
+        "xb1",
+        &creds,
+        Some(("IPERF3_PASSWORD", "luigi")),
+    );
     assert!(err.contains("authentication failed"), "{err}");
     assert!(
         locked.wait_log("authentication failed", Duration::from_secs(5)),
@@ -494,8 +568,16 @@ fn the_frame_counter_is_refused_without_the_flag_off_the_allow_list_with_wrong_c
     assert!(err.contains("authentication failed"), "{err}");
     // The right ones pass the handshake: the session reaches its first count (which then
     // fails on the interface, not on the credentials).
-    let err = remote(locked.port, "nosuch0", &creds, Some(("IPERF3_PASSWORD", "rossi")));
-    assert!(err.contains("nosuch0") && !err.contains("authentication"), "{err}");
+    let err = remote(
+        locked.port,
+        "nosuch0",
+        &creds,
+        Some(("IPERF3_PASSWORD", "rossi")),
+    );
+    assert!(
+        err.contains("nosuch0") && !err.contains("authentication"),
+        "{err}"
+    );
 }
 
 /// An RSA key pair and a users file for mario/rossi, made by openssl in `dir`.
@@ -506,7 +588,10 @@ fn keys(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathB
         vec!["genrsa", "-out", arg(&private), "2048"],
         vec!["rsa", "-in", arg(&private), "-pubout", "-out", arg(&public)],
     ] {
-        let out = Command::new("openssl").args(&args).output().expect("openssl");
+        let out = Command::new("openssl")
+            .args(&args)
+            .output()
+            .expect("openssl");
         assert!(out.status.success(), "openssl {args:?}: {out:?}");
     }
     let users = dir.join("users.csv");

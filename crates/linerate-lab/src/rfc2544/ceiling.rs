@@ -76,8 +76,18 @@ pub fn run_command(what: &str, command: &str) -> Result<(), LabError> {
             text
         })
     };
-    let out = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn io::Read + Send>));
-    let err = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn io::Read + Send>));
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn io::Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn io::Read + Send>),
+    );
     let status = wait_bounded(&mut child, COMMAND_LIMIT, &|| false)?;
     let mut text = out.join().unwrap_or_default();
     text.extend(err.join().unwrap_or_default());
@@ -200,7 +210,10 @@ mod tests {
         let err = run_command("--ceiling-cmd", "echo nope >&2; exit 3")
             .expect_err("fails")
             .to_string();
-        assert!(err.contains("--ceiling-cmd `echo nope >&2; exit 3` failed"), "{err}");
+        assert!(
+            err.contains("--ceiling-cmd `echo nope >&2; exit 3` failed"),
+            "{err}"
+        );
         assert!(err.contains("nope"), "{err}");
     }
 }

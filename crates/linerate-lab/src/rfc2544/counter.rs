@@ -43,10 +43,18 @@ fn gen_error(what: &str) -> impl FnOnce(GenError) -> LabError + '_ {
     }
 }
 
+/// A count running on its thread: the thread, its stop flag, the interface.
+#[derive(Debug)]
+struct Running {
+    thread: JoinHandle<Result<Received, GenError>>,
+    stop: Arc<AtomicBool>,
+    dev: String,
+}
+
 /// The counter on a port of this host, on a thread.
 #[derive(Debug, Default)]
 pub struct Local {
-    running: Option<(JoinHandle<Result<Received, GenError>>, Arc<AtomicBool>, String)>,
+    running: Option<Running>,
 }
 
 impl Counter for Local {
@@ -72,19 +80,23 @@ impl Counter for Local {
             .name("lr-rx-count".into())
             .spawn(move || receiver.count(&flag))
             .map_err(LabError::io("start the receive counter's thread"))?;
-        self.running = Some((handle, stop, dev.to_owned()));
+        self.running = Some(Running {
+            thread: handle,
+            stop,
+            dev: dev.to_owned(),
+        });
         Ok(mac)
     }
 
     fn stop(&mut self) -> Result<Received, LabError> {
-        let Some((handle, stop, dev)) = self.running.take() else {
+        let Some(Running { thread, stop, dev }) = self.running.take() else {
             return Err(LabError::Io {
                 what: "no count is open".into(),
                 source: std::io::Error::other("receive counter"),
             });
         };
         stop.store(true, Ordering::Relaxed);
-        handle
+        thread
             .join()
             .unwrap_or(Err(GenError::Panicked))
             .map_err(gen_error(&format!("counting on {dev}")))
@@ -116,8 +128,8 @@ impl Remote {
     /// Opens the session and judges the clocks once.
     pub fn connect(cfg: &RemoteConfig) -> Result<Remote, LabError> {
         let peer = format!("{}:{}", cfg.host, cfg.port);
-        let session = RemoteCounter::connect(cfg)
-            .map_err(traffic(format!("the frame counter at {peer}")))?;
+        let session =
+            RemoteCounter::connect(cfg).map_err(traffic(format!("the frame counter at {peer}")))?;
         let mut r = Remote {
             session: Some(session),
             peer,

@@ -270,7 +270,8 @@ impl<'a> External<'a> {
         rate: Rate,
         secs: f64,
     ) -> Result<(Sent, Received), LabError> {
-        let frames = frame_order(&frame.to_string()).map_err(|e| needed(format!("frame {frame}: {e}")))?;
+        let frames =
+            frame_order(&frame.to_string()).map_err(|e| needed(format!("frame {frame}: {e}")))?;
         let rx_mac = self.counter.open(rx, secs + COUNT_SLACK_S)?;
         let cfg = SendConfig {
             dev: tx.to_owned(),

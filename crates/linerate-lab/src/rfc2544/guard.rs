@@ -117,8 +117,7 @@ impl Measuring {
     pub fn take_named(dir: &StateDir, key: &str, what: &str) -> Result<Measuring, LabError> {
         let path = lock_path(dir, key);
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(io(format!("create {}", parent.display())))?;
+            std::fs::create_dir_all(parent).map_err(io(format!("create {}", parent.display())))?;
         }
         // A holder removing its file between our open and our lock leaves us a file nobody
         // else sees: open again (a few times; each round is a holder ending).
@@ -130,9 +129,9 @@ impl Measuring {
                 .truncate(false)
                 .open(&path)
                 .map_err(io(format!("open {}", path.display())))?;
-            match file.try_lock() {
-                Ok(()) => {}
-                Err(std::fs::TryLockError::WouldBlock) => {
+            match linerate_sys::fs::try_lock_exclusive(&file) {
+                Ok(true) => {}
+                Ok(false) => {
                     let holder = read_holder(&mut file).map_or_else(
                         || "a process whose record is not readable yet".to_owned(),
                         |h| h.describe(now()),
@@ -148,9 +147,7 @@ impl Measuring {
                         source: io::Error::from(io::ErrorKind::ResourceBusy),
                     });
                 }
-                Err(std::fs::TryLockError::Error(e)) => {
-                    return Err(io(format!("lock {}", path.display()))(e));
-                }
+                Err(e) => return Err(io(format!("lock {}", path.display()))(e)),
             }
             if !same_file(&file, &path) {
                 continue;
@@ -197,12 +194,12 @@ impl Measuring {
 
 impl Drop for Measuring {
     fn drop(&mut self) {
-        // Remove the file first, then unlock (closing the file): a taker waiting on this file
-        // finds it no longer at the path and opens the path again.
+        // Remove the file first, then unlock (the file closes after this): a taker that opened
+        // this file finds it no longer at the path once it has the lock, and opens the path
+        // again.
         if same_file(&self.file, &self.path) {
             let _ = std::fs::remove_file(&self.path);
         }
-        let _ = self.file.unlock();
     }
 }
 
@@ -220,7 +217,10 @@ mod tests {
             .expect_err("second")
             .to_string();
         assert!(
-            err.contains(&format!("lab demo is being measured by pid {}", std::process::id())),
+            err.contains(&format!(
+                "lab demo is being measured by pid {}",
+                std::process::id()
+            )),
             "{err}"
         );
         assert!(err.contains("s ago"), "{err}");
@@ -251,8 +251,14 @@ mod tests {
         let taken = Measuring::take(&states, "demo").expect("taken over");
         assert_eq!(taken.took_over, Some(dead));
         let note = taken.took_over_note().expect("said");
-        assert!(note.contains("pid 999999 (linerate lab rfc2544 demo)"), "{note}");
-        assert!(note.contains("30 s ago") || note.contains("31 s ago"), "{note}");
+        assert!(
+            note.contains("pid 999999 (linerate lab rfc2544 demo)"),
+            "{note}"
+        );
+        assert!(
+            note.contains("30 s ago") || note.contains("31 s ago"),
+            "{note}"
+        );
     }
 
     #[test]

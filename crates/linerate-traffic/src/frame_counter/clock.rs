@@ -69,7 +69,9 @@ impl ClockCheck {
             return Ok(0.0);
         }
         let said = |k: Option<KernelClock>, whose: &str| match k {
-            None => Err(format!("{whose} clock's discipline could not be read (adjtimex)")),
+            None => Err(format!(
+                "{whose} clock's discipline could not be read (adjtimex)"
+            )),
             Some(k) if !k.synchronised => Err(format!(
                 "{whose} kernel reports its clock unsynchronised (adjtimex): no time daemon \
                  disciplines it, so it drifts from any offset measured once"
@@ -164,13 +166,24 @@ mod tests {
         let one = ClockCheck::of(&e, true, synced(false), None).expect("check");
         assert_eq!(one.uncertainty_us(), Ok(0.0));
         assert!(one.keeps(0.5));
-        assert!(one.describe().contains("one kernel clock"), "{}", one.describe());
+        assert!(
+            one.describe().contains("one kernel clock"),
+            "{}",
+            one.describe()
+        );
 
         let free = ClockCheck::of(&e, false, synced(true), synced(false)).expect("check");
         let why = free.uncertainty_us().expect_err("unsynchronised");
-        assert!(why.contains("receiver's kernel reports its clock unsynchronised"), "{why}");
+        assert!(
+            why.contains("receiver's kernel reports its clock unsynchronised"),
+            "{why}"
+        );
         assert!(!free.keeps(1e9));
-        assert!(free.describe().contains("loss and rate only"), "{}", free.describe());
+        assert!(
+            free.describe().contains("loss and rate only"),
+            "{}",
+            free.describe()
+        );
         let unknown = ClockCheck::of(&e, false, None, synced(true)).expect("check");
         assert!(unknown.uncertainty_us().is_err());
 
@@ -178,6 +191,10 @@ mod tests {
         let both = ClockCheck::of(&e, false, synced(true), synced(true)).expect("check");
         assert!((both.uncertainty_us().expect("synced") - 60.0).abs() < 1e-9);
         assert!(both.keeps(600.0) && !both.keeps(599.0));
-        assert!(both.describe().contains("within ±60.0 µs"), "{}", both.describe());
+        assert!(
+            both.describe().contains("within ±60.0 µs"),
+            "{}",
+            both.describe()
+        );
     }
 }

@@ -125,7 +125,10 @@ pub fn frame_order(text: &str) -> Result<Vec<usize>, String> {
         sizes.push((n, 1));
     }
     let weights: Vec<u32> = sizes.iter().map(|s| s.1).collect();
-    Ok(interleave(&weights).into_iter().map(|i| sizes[i].0).collect())
+    Ok(interleave(&weights)
+        .into_iter()
+        .map(|i| sizes[i].0)
+        .collect())
 }
 
 /// Seconds a run lasts at most: the duration, else unbounded when a count ends it, else 10 s.

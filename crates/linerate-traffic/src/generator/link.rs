@@ -101,7 +101,11 @@ pub fn first_ipv4(dev: &str) -> Result<Option<Ipv4Addr>, GenError> {
 /// virtual interface without one).
 pub fn speed_mbps(dev: &str) -> Option<u64> {
     let text = std::fs::read_to_string(format!("/sys/class/net/{dev}/speed")).ok()?;
-    text.trim().parse::<i64>().ok().and_then(|v| u64::try_from(v).ok()).filter(|v| *v > 0)
+    text.trim()
+        .parse::<i64>()
+        .ok()
+        .and_then(|v| u64::try_from(v).ok())
+        .filter(|v| *v > 0)
 }
 
 /// Frames `dev` has transmitted (`tx_packets`).

@@ -40,7 +40,9 @@ pub struct Receiver {
 
 impl std::fmt::Debug for Receiver {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Receiver").field("dev", &self.cfg.dev).finish()
+        f.debug_struct("Receiver")
+            .field("dev", &self.cfg.dev)
+            .finish()
     }
 }
 
@@ -50,17 +52,17 @@ impl Receiver {
         let dev = cfg.dev.as_str();
         let before = link::read_counters(dev)?;
         let ring = RxRing::open(dev, 512, 16384).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::PermissionDenied {
-            GenError::Permission {
-                program: "linerate gen --receive",
-                what: "a packet socket",
-                dev: dev.to_owned(),
-            }
-        } else {
-            GenError::Io {
-                what: format!("opening a receive ring on {dev}"),
-                source: e,
-            }
+            if e.kind() == std::io::ErrorKind::PermissionDenied {
+                GenError::Permission {
+                    program: "linerate gen --receive",
+                    what: "a packet socket",
+                    dev: dev.to_owned(),
+                }
+            } else {
+                GenError::Io {
+                    what: format!("opening a receive ring on {dev}"),
+                    source: e,
+                }
             }
         })?;
         // Counters of the ring reset on read: start from zero now.

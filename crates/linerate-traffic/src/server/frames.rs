@@ -107,7 +107,10 @@ pub(super) fn serve(
         Level::Info,
         Some(test),
         Some(peer),
-        format!("frame counter started, counts of at most {:.0} s", params.time),
+        format!(
+            "frame counter started, counts of at most {:.0} s",
+            params.time
+        ),
     );
     let mut summary = FrameCounterSummary::default();
     loop {
@@ -238,7 +241,7 @@ mod count {
         stop.store(true, Ordering::Relaxed);
         let counted = counting
             .join()
-            .unwrap_or_else(|_| Err(crate::generator::GenError::Panicked));
+            .unwrap_or(Err(crate::generator::GenError::Panicked));
         match asked? {
             Some(Request::Stop) => {}
             Some(other) => {
@@ -246,7 +249,11 @@ mod count {
                     "a frame-counter request {other:?} while a count was open (only stop is)"
                 )));
             }
-            None => return Err(TrafficError::BadJson("the client closed during a count".into())),
+            None => {
+                return Err(TrafficError::BadJson(
+                    "the client closed during a count".into(),
+                ));
+            }
         }
         match counted {
             Ok(received) => {
@@ -296,7 +303,10 @@ mod tests {
         let some = FrameCounterAccess::Interfaces(vec!["eth1".into(), "eth2".into()]);
         assert!(allowed(&some, "eth2").is_ok());
         let err = allowed(&some, "eth0").expect_err("not named");
-        assert!(err.contains("only on eth1, eth2") && err.contains("eth0"), "{err}");
+        assert!(
+            err.contains("only on eth1, eth2") && err.contains("eth0"),
+            "{err}"
+        );
         assert!(allowed(&FrameCounterAccess::Refused, "eth1").is_err());
     }
 }

@@ -188,7 +188,9 @@ pub fn run(
     let linerate = params.extension.is_some();
     let checked = authenticate(sh, &v)
         .and_then(|()| check(sh, &params))
-        .and_then(|()| super::frames::admit(sh, &params).map_err(|why| Refusal(ierr::UNIMPLEMENTED, why)));
+        .and_then(|()| {
+            super::frames::admit(sh, &params).map_err(|why| Refusal(ierr::UNIMPLEMENTED, why))
+        });
     if let Err(Refusal(code, msg)) = checked {
         if linerate {
             let _ = ctl.send(State::LinerateHello, "refusing");

@@ -126,7 +126,6 @@ pub struct SendArgs {
     /// UDP destination port
     #[arg(long, value_name = "PORT", default_value_t = 9)]
     pub port: u16,
-
 }
 
 impl SendArgs {

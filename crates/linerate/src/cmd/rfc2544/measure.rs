@@ -6,67 +6,14 @@
 use std::process::ExitCode;
 
 use linerate_lab::rfc2544::bed::TestBed;
-use linerate_lab::rfc2544::procedure::{self, Plan, Progress, Throughput};
-use linerate_store::rfc2544::{FrameResult, Settings};
+use linerate_lab::rfc2544::procedure::{self, Plan, Progress};
 use linerate_units::PacketRate;
-use serde::Serialize;
 
+use super::render::{self, Report};
 use super::search::SearchArgs;
-use super::{render, store};
+use super::store;
 use crate::output;
 use crate::stop::Stop;
-
-/// The JSON schema of the results.
-pub const SCHEMA: &str = linerate_store::rfc2544::SCHEMA;
-
-/// The whole result as `--json` prints it (`linerate.rfc2544/1`).
-#[derive(Debug, Clone, Serialize)]
-pub struct Report<'a> {
-    /// Always [`SCHEMA`].
-    pub schema: &'static str,
-    /// The test bed's name (the lab's).
-    pub lab: &'a str,
-    /// Link rate used for line rate, bits/s (L1).
-    pub link_bps: f64,
-    /// Where the link rate came from.
-    pub link_source: &'a str,
-    /// Search settings.
-    pub settings: &'a Settings,
-    /// What the test bed repaired before the search.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub repaired: Option<&'a str>,
-    /// How the clocks of one-way latency were judged (a receiver on another host).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub clock: Option<&'a str>,
-    /// Per frame size, in the order asked.
-    pub results: &'a [FrameResult],
-    /// The stored experiment, when stored.
-    pub stored_as: Option<String>,
-    /// What was measured, for the text's title (`lab demo (gen → dut → recv)`).
-    #[serde(skip)]
-    pub bed: String,
-    /// The path of one-way latency, for the text (`gen → recv`).
-    #[serde(skip)]
-    pub path: String,
-}
-
-impl<'a> Report<'a> {
-    fn of(t: &'a Throughput, bed: String, path: String) -> Report<'a> {
-        Report {
-            schema: SCHEMA,
-            lab: &t.lab,
-            link_bps: t.link.rate.as_f64(),
-            link_source: &t.link.source,
-            settings: &t.settings,
-            repaired: t.repaired.as_deref(),
-            clock: t.clock.as_deref(),
-            results: &t.results,
-            stored_as: None,
-            bed,
-            path,
-        }
-    }
-}
 
 /// One progress line (for standard error).
 fn progress_line(p: &Progress<'_>) -> String {

@@ -68,8 +68,12 @@ pub struct Args {
     #[arg(long, value_name = "IFACE")]
     tx: String,
     /// The tester port cabled to the DUT's egress (counts)
-    #[arg(long, value_name = "IFACE", required_unless_present = "rx_host",
-          conflicts_with = "rx_host")]
+    #[arg(
+        long,
+        value_name = "IFACE",
+        required_unless_present = "rx_host",
+        conflicts_with = "rx_host"
+    )]
     rx: Option<String>,
     /// The host whose `linerate server --allow-frame-counter` counts for us, HOST[:PORT]
     #[arg(long, value_name = "HOST[:PORT]", requires = "rx_dev", value_parser = parse_host)]
@@ -216,7 +220,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         experiment: name.clone(),
         title: format!("{name} ({} → DUT → {rx_place})", a.tx),
         path: format!("{} → {rx_place}", a.tx),
-        context: format!("RFC 2544 throughput of the DUT between {} and {rx_place}", a.tx),
+        context: format!(
+            "RFC 2544 throughput of the DUT between {} and {rx_place}",
+            a.tx
+        ),
     };
     measure::run(bed, &plan, &a.search, &stop)
 }
@@ -236,7 +243,11 @@ mod tests {
         assert_eq!(parse_host("b.example:5202"), Ok(("b.example".into(), 5202)));
         assert_eq!(parse_host("[2001:db8::1]:7"), Ok(("2001:db8::1".into(), 7)));
         assert_eq!(parse_host("2001:db8::1"), Ok(("2001:db8::1".into(), 5201)));
-        assert!(parse_host("h:port").unwrap_err().contains("'port' is not a port"));
+        assert!(
+            parse_host("h:port")
+                .unwrap_err()
+                .contains("'port' is not a port")
+        );
         assert!(parse_host("[::1").is_err());
         assert_eq!(parse_pair("eth3,eth4"), Ok(("eth3".into(), "eth4".into())));
         assert!(parse_pair("eth3").is_err() && parse_pair("a,b,c").is_err());
