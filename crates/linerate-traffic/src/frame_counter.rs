@@ -268,6 +268,29 @@ impl RemoteCounter {
     }
 }
 
+/// `HOST`, `HOST:PORT`, `[V6]:PORT` or a bare IPv6 address; `port` when none is given.
+pub fn host_and_port(s: &str, port: u16) -> Result<(String, u16), String> {
+    let number = |p: &str| {
+        p.parse::<u16>()
+            .map_err(|_| format!("'{s}': '{p}' is not a port"))
+    };
+    if let Some(rest) = s.strip_prefix('[') {
+        let Some((host, tail)) = rest.split_once(']') else {
+            return Err(format!("'{s}': no ']' after the IPv6 address"));
+        };
+        return match tail.strip_prefix(':') {
+            Some(p) => Ok((host.to_owned(), number(p)?)),
+            None if tail.is_empty() => Ok((host.to_owned(), port)),
+            None => Err(format!("'{s}': expected :PORT after ']'")),
+        };
+    }
+    match s.split_once(':') {
+        Some((h, p)) if !p.contains(':') && !h.is_empty() => Ok((h.to_owned(), number(p)?)),
+        _ if s.is_empty() => Err("an empty host".into()),
+        _ => Ok((s.to_owned(), port)),
+    }
+}
+
 fn unexpected(got: Incoming, during: &'static str) -> TrafficError {
     let byte = match got {
         Incoming::State(s) => s.to_byte(),
@@ -280,5 +303,21 @@ fn not_linerate(peer: &str) -> TrafficError {
     TrafficError::PeerLacksFeature {
         peer: peer.to_owned(),
         feature: "the frame counter (an iperf3 server, not linerate)".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_parse_with_and_without_a_port() {
+        let p = |s| host_and_port(s, 5201);
+        assert_eq!(p("198.18.0.9"), Ok(("198.18.0.9".into(), 5201)));
+        assert_eq!(p("b.example:5202"), Ok(("b.example".into(), 5202)));
+        assert_eq!(p("[2001:db8::1]:7"), Ok(("2001:db8::1".into(), 7)));
+        assert_eq!(p("2001:db8::1"), Ok(("2001:db8::1".into(), 5201)));
+        assert!(p("h:port").unwrap_err().contains("'port' is not a port"));
+        assert!(p("[::1").is_err() && p("").is_err());
     }
 }

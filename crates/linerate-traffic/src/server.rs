@@ -98,6 +98,34 @@ pub enum FrameCounterAccess {
     Interfaces(Vec<String>),
 }
 
+impl FrameCounterAccess {
+    /// What `--allow-frame-counter[=IF,…]` grants: nothing when absent, every interface when
+    /// it names none; refused where the counter cannot run (not Linux).
+    pub fn from_flag(
+        flag: Option<&[String]>,
+    ) -> Result<FrameCounterAccess, linerate_sys::os::NotOnThisOs> {
+        let Some(list) = flag else {
+            return Ok(FrameCounterAccess::Refused);
+        };
+        if !cfg!(target_os = "linux") {
+            return Err(linerate_sys::os::NotOnThisOs::linux(
+                "`linerate server --allow-frame-counter`",
+                "the counter reads an AF_PACKET receive ring",
+            ));
+        }
+        let list: Vec<String> = list
+            .iter()
+            .map(|d| d.trim().to_owned())
+            .filter(|d| !d.is_empty())
+            .collect();
+        Ok(if list.is_empty() {
+            FrameCounterAccess::AnyInterface
+        } else {
+            FrameCounterAccess::Interfaces(list)
+        })
+    }
+}
+
 impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {

@@ -103,30 +103,6 @@ pub struct Args {
     pub allow_frame_counter: Option<Vec<String>>,
 }
 
-/// What `--allow-frame-counter` lets clients do.
-fn frame_counter(arg: Option<&Vec<String>>) -> anyhow::Result<FrameCounterAccess> {
-    let Some(list) = arg else {
-        return Ok(FrameCounterAccess::Refused);
-    };
-    if !cfg!(target_os = "linux") {
-        return Err(linerate_sys::os::NotOnThisOs::linux(
-            "`linerate server --allow-frame-counter`",
-            "the counter reads an AF_PACKET receive ring",
-        )
-        .into());
-    }
-    let list: Vec<String> = list
-        .iter()
-        .map(|d| d.trim().to_owned())
-        .filter(|d| !d.is_empty())
-        .collect();
-    Ok(if list.is_empty() {
-        FrameCounterAccess::AnyInterface
-    } else {
-        FrameCounterAccess::Interfaces(list)
-    })
-}
-
 fn parse_allow(s: &str) -> Result<AllowPrefix, String> {
     s.parse()
 }
@@ -244,7 +220,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             ..Default::default()
         },
         gate: None,
-        frame_counter: frame_counter(args.allow_frame_counter.as_ref())?,
+        frame_counter: FrameCounterAccess::from_flag(args.allow_frame_counter.as_deref())?,
     };
     let stop = crate::stop::Stop::install()?;
     let log: linerate_traffic::server::LogSink = Arc::new(|rec: ServerLog| {

@@ -114,27 +114,8 @@ pub struct Args {
     search: search::SearchArgs,
 }
 
-/// `HOST`, `HOST:PORT`, `[V6]:PORT` or a bare IPv6 address; the port defaults to 5201.
 fn parse_host(s: &str) -> Result<(String, u16), String> {
-    let port = |p: &str| {
-        p.parse::<u16>()
-            .map_err(|_| format!("'{s}': '{p}' is not a port"))
-    };
-    if let Some(rest) = s.strip_prefix('[') {
-        let Some((host, tail)) = rest.split_once(']') else {
-            return Err(format!("'{s}': no ']' after the IPv6 address"));
-        };
-        return match tail.strip_prefix(':') {
-            Some(p) => Ok((host.to_owned(), port(p)?)),
-            None if tail.is_empty() => Ok((host.to_owned(), 5201)),
-            None => Err(format!("'{s}': expected :PORT after ']'")),
-        };
-    }
-    match s.split_once(':') {
-        Some((h, p)) if !p.contains(':') && !h.is_empty() => Ok((h.to_owned(), port(p)?)),
-        _ if s.is_empty() => Err("an empty host".into()),
-        _ => Ok((s.to_owned(), 5201)),
-    }
+    linerate_traffic::frame_counter::host_and_port(s, linerate_traffic::protocol::DEFAULT_PORT)
 }
 
 /// `A,B`: two interface names.
