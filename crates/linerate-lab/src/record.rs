@@ -320,28 +320,29 @@ fn insert_rfc2544(
         .map_err(at.failed(format!("storing frame {frame}'s result")))
 }
 
-/// Stores `lab rfc2544`'s results as the experiment `rfc2544-LAB` (one variant per frame size,
-/// one run each; `host` the snapshot they are stored with); returns the experiment's id, or
-/// `None` when there is nothing to store.
+/// Stores RFC 2544 results as the experiment `name` (`lab rfc2544`'s `rfc2544-LAB`,
+/// `rfc2544`'s `rfc2544-TX-RX` or its `--name`; one variant per frame size, one run each;
+/// `host` the snapshot they are stored with); returns the experiment's id, or `None` when
+/// there is nothing to store.
 ///
 /// # Errors
 /// The database cannot be opened or written.
 pub fn record_rfc2544(
     at: &StoreAt,
     t: &Throughput,
+    name: &str,
     host: Option<serde_json::Value>,
 ) -> Result<Option<String>, RecordError> {
     if t.results.is_empty() {
         return Ok(None);
     }
     let mut store = at.open()?;
-    let name = format!("rfc2544-{}", t.lab);
     let plan = ExperimentPlan {
         variants: t.results.iter().map(|r| r.frame.clone()).collect(),
         repetitions: 1,
     };
     let exp = store
-        .begin_experiment(&name, &plan)
+        .begin_experiment(name, &plan)
         .map_err(at.failed(format!("storing experiment {name}")))?;
     for doc in t.documents() {
         let experiment = ExperimentRef {

@@ -14,7 +14,11 @@
 //! [`namespaces`] and [`procedure`].
 
 pub mod bed;
+pub mod ceiling;
+pub mod counter;
+pub mod external;
 pub mod forwarding;
+pub mod guard;
 pub mod namespaces;
 pub mod path;
 pub mod procedure;

@@ -241,6 +241,7 @@ mod tests {
                 latency: true,
             },
             repaired: None,
+            clock: None,
             result: FrameResult {
                 frame: "64".into(),
                 frame_bytes: 64.0,

@@ -181,6 +181,10 @@ pub struct Rfc2544Run {
     /// an interrupted ceiling measurement).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repaired: Option<String>,
+    /// How the sender's and receiver's clocks were judged for one-way latency, when the
+    /// receiver is on another host (absent: both on one host's clock).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<String>,
     /// The frame size's result.
     pub result: FrameResult,
 }
@@ -310,6 +314,7 @@ mod tests {
                 latency: true,
             },
             repaired: None,
+            clock: None,
             result: FrameResult {
                 frame: "64".into(),
                 frame_bytes: 64.0,

@@ -76,9 +76,41 @@ fn sync_directory(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
+/// Takes an exclusive `flock(2)` on `file` without waiting: `Ok(false)` when another open file
+/// description holds one. The kernel drops it when the file is closed, or its process dies
+/// (even by `kill -9`). (std's `File::try_lock` does the same from Rust 1.89, above this
+/// workspace's MSRV.)
+#[expect(unsafe_code)]
+pub fn try_lock_exclusive(file: &File) -> io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock only reads the descriptor, which `file` keeps open for the call.
+    let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if r == 0 {
+        return Ok(true);
+    }
+    let e = io::Error::last_os_error();
+    if e.kind() == io::ErrorKind::WouldBlock {
+        Ok(false)
+    } else {
+        Err(e)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_second_open_file_cannot_take_the_lock_until_the_first_is_closed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lock");
+        let a = File::create(&path).unwrap();
+        let b = File::open(&path).unwrap();
+        assert!(try_lock_exclusive(&a).unwrap());
+        assert!(!try_lock_exclusive(&b).unwrap());
+        drop(a);
+        assert!(try_lock_exclusive(&b).unwrap());
+    }
     use std::os::unix::fs::MetadataExt;
 
     fn names(dir: &Path) -> Vec<String> {

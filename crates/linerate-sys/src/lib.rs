@@ -10,13 +10,14 @@
 //! |---|---|---|
 //! | [`os`] | which OS this is, and [`os::NotOnThisOs`]: the one way to say a feature needs another OS | all |
 //! | `cpu_time` | CPU time counters per CPU (`/proc/stat`; `kern.cp_times`) and per thread (`/proc/self/task/TID/stat`, Linux), their parsers | Linux, FreeBSD (threads: Linux) |
-//! | [`fs`] | `atomic_write`/`atomic_create`: temp file, fsync, rename, fsync of the directory | Unix |
+//! | [`fs`] | `atomic_write`/`atomic_create`: temp file, fsync, rename, fsync of the directory; an exclusive `flock` without waiting | Unix |
 //! | [`process`] | effective uid (`is_root`), `kill`, the process's CPU times | Unix |
 //! | [`signal`] | signal masks (block, unblock, take a pending one) and signal flags | Unix |
 //! | [`sysctl`] | FreeBSD sysctl values: kinds, flags, decoding and encoding (all OSes, so it is tested everywhere); `sysctlbyname` reads, writes and subtree walks | codec: Unix; calls: FreeBSD |
 //! | `affinity` | pin a thread to a CPU, the allowed set, the current CPU (`sched_setaffinity`; `cpuset_setaffinity`) | Linux, FreeBSD |
 //! | `mmsg` | one batch type for `sendmmsg`/`recvmmsg` over fixed buffers | Linux, FreeBSD |
 //! | `socket` | socket options std and socket2 lack (TCP_INFO in each OS's layout; Linux: UDP GSO, forced buffers; FreeBSD: SO_REUSEPORT, SO_REUSEPORT_LB), `ppoll` | Linux, FreeBSD |
+//! | `clock` | the kernel clock's discipline (`adjtimex` read only: synchronised, error estimates) and the kernel's boot id | Linux |
 //! | `ethtool` | the `SIOCETHTOOL` ioctl: driver, rings, channels, coalescing, features, RSS, stats; offload switches | Linux |
 //! | `netlink` | one netlink socket for route (links, addresses, routes, neighbours, qdiscs) and generic netlink (`netdev` queue stats) | Linux |
 //! | `netns` | network namespaces: create, name, enter, run a closure inside, remove | Linux |
@@ -53,7 +54,7 @@ mod linux;
 
 #[cfg(target_os = "linux")]
 pub use linux::{
-    affinity, ethtool, netlink, netns, packet, perf, rxring, socket, thread, txring, xdp,
+    affinity, clock, ethtool, netlink, netns, packet, perf, rxring, socket, thread, txring, xdp,
 };
 
 #[cfg(target_os = "freebsd")]

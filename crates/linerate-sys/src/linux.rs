@@ -2,6 +2,7 @@
 //! FreeBSD backend (`freebsd`) sits beside this one with the modules that OS has.
 
 pub mod affinity;
+pub mod clock;
 pub mod ethtool;
 pub mod netlink;
 pub mod netns;

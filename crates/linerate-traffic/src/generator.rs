@@ -19,7 +19,7 @@ pub mod config;
 pub mod document;
 pub mod error;
 #[cfg(target_os = "linux")]
-mod link;
+pub mod link;
 #[cfg(target_os = "linux")]
 mod placement;
 #[cfg(target_os = "linux")]
@@ -31,10 +31,10 @@ mod sender;
 #[cfg(target_os = "linux")]
 mod tx;
 
-pub use config::{Engine, Placement, Rate, ReceiveConfig, SendConfig, parse_mac};
+pub use config::{Engine, Placement, Rate, ReceiveConfig, SendConfig, frame_order, parse_mac};
 pub use document::{EngineUsed, IfCounters, Latency, Received, Sent, ThreadSent};
 pub use error::GenError;
 #[cfg(target_os = "linux")]
-pub use receive::receive;
+pub use receive::{Receiver, receive};
 #[cfg(target_os = "linux")]
 pub use send::send;

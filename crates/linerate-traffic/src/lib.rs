@@ -14,7 +14,8 @@
 //! [`sockopt`]; [`datagram`] (the pps datagram); [`flow`] (what a stream is and counts); the
 //! workers [`pps`] and [`rr`]; [`stream`] (the threads that run streams); [`result`],
 //! [`sampler`], [`evidence`] (what the test samples to explain its rate), [`modes`] (checks
-//! and the modes' figures), [`exchange`]; and on top [`client`], [`server`] and [`iperf3_json`].
+//! and the modes' figures), [`exchange`]; and on top [`client`], [`server`], [`iperf3_json`]
+//! and [`frame_counter`] (a receive counter on another host, through its server).
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
@@ -30,6 +31,7 @@ pub mod evidence;
 pub mod exchange;
 pub mod flow;
 pub mod frame;
+pub mod frame_counter;
 pub mod gate;
 pub mod generator;
 pub mod iperf3_json;

@@ -1,10 +1,12 @@
 //! iperf3's control protocol: state bytes, cookies, length-prefixed JSON messages, test
-//! parameters and exchanged results, plus linerate's extension key.
+//! parameters and exchanged results, plus linerate's extension key and its frame-counter
+//! session ([`frames`]).
 
 pub mod auth;
 pub mod control;
 pub mod cookie;
 pub mod extension;
+pub mod frames;
 pub mod message;
 pub mod params;
 pub mod results;

@@ -6,11 +6,13 @@
 //! cookie starts a new test; anything else is logged and closed. UDP streams are opened by a
 //! `9876` datagram on the same port; because that datagram carries no cookie, one test at a
 //! time (per server) creates UDP streams, and only datagrams from the test's client address
-//! are taken.
+//! are taken. A linerate client may instead ask for a frame-counter session (`frames`), which
+//! the server runs only when told it may.
 
 mod accept;
 mod allow;
 mod bind;
+mod frames;
 mod handshake;
 mod log;
 mod pending;
@@ -25,8 +27,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 pub use allow::AllowPrefix;
+pub use frames::FrameCounterSummary;
 pub use log::{Level, LogSink, ServerLog};
-pub use session::TestSummary;
+pub use session::{Served, TestSummary};
 
 use crate::config::SocketOptions;
 use crate::error::TrafficError;
@@ -77,6 +80,50 @@ pub struct ServerConfig {
     /// Shared with other tests of this host (a measurement agent's own client tests): a test
     /// arriving while it is taken is refused as busy.
     pub gate: Option<std::sync::Arc<crate::gate::TestGate>>,
+    /// Whether clients may ask for a frame-counter session (`--allow-frame-counter`), which
+    /// opens a raw packet socket on this host.
+    pub frame_counter: FrameCounterAccess,
+}
+
+/// Which interfaces a client may count `linerate gen`'s frames on through the control channel
+/// ([`crate::protocol::frames`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum FrameCounterAccess {
+    /// None: a frame-counter session is refused (the default).
+    #[default]
+    Refused,
+    /// Any interface of the server's namespace.
+    AnyInterface,
+    /// Only these.
+    Interfaces(Vec<String>),
+}
+
+impl FrameCounterAccess {
+    /// What `--allow-frame-counter[=IF,…]` grants: nothing when absent, every interface when
+    /// it names none; refused where the counter cannot run (not Linux).
+    pub fn from_flag(
+        flag: Option<&[String]>,
+    ) -> Result<FrameCounterAccess, linerate_sys::os::NotOnThisOs> {
+        let Some(list) = flag else {
+            return Ok(FrameCounterAccess::Refused);
+        };
+        if !cfg!(target_os = "linux") {
+            return Err(linerate_sys::os::NotOnThisOs::linux(
+                "`linerate server --allow-frame-counter`",
+                "the counter reads an AF_PACKET receive ring",
+            ));
+        }
+        let list: Vec<String> = list
+            .iter()
+            .map(|d| d.trim().to_owned())
+            .filter(|d| !d.is_empty())
+            .collect();
+        Ok(if list.is_empty() {
+            FrameCounterAccess::AnyInterface
+        } else {
+            FrameCounterAccess::Interfaces(list)
+        })
+    }
 }
 
 impl Default for ServerConfig {
@@ -100,6 +147,7 @@ impl Default for ServerConfig {
             auth: None,
             sock: SocketOptions::default(),
             gate: None,
+            frame_counter: FrameCounterAccess::Refused,
         }
     }
 }

@@ -55,6 +55,8 @@ pub enum Command {
     Agent(cmd::agent::Args),
     /// Send raw Ethernet/IPv4/UDP frames from packet rings (Linux, CAP_NET_RAW)
     Gen(cmd::r#gen::Args),
+    /// RFC 2544 throughput of a real DUT between tester ports (Linux, CAP_NET_RAW)
+    Rfc2544(Box<cmd::rfc2544::Args>),
     /// Build network-namespace test beds and run experiments on them
     Lab(cmd::lab::Args),
     /// List stored runs
@@ -92,6 +94,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Client(args) => cmd::client::run(args),
         Command::Agent(args) => cmd::agent::run(args),
         Command::Gen(args) => cmd::r#gen::run(args),
+        Command::Rfc2544(args) => cmd::rfc2544::run(*args),
         Command::Lab(args) => cmd::lab::run(args),
         Command::History(args) => cmd::history::run(args),
         Command::Show(args) => cmd::show::run(args),

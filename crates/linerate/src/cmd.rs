@@ -22,6 +22,7 @@ pub mod nic;
 pub mod plausible;
 pub mod profile;
 pub mod report;
+pub mod rfc2544;
 pub mod server;
 pub mod show;
 pub mod stat;

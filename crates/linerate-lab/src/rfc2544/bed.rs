@@ -67,4 +67,10 @@ pub trait TestBed {
     fn repaired(&self) -> Option<String> {
         None
     }
+
+    /// How the clocks of one-way latency were judged, when sender and receiver are not on
+    /// one host's clock (a receiver on another host), for the record.
+    fn clock(&self) -> Option<String> {
+        None
+    }
 }

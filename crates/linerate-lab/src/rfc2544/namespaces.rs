@@ -155,7 +155,15 @@ impl TestBed for Namespaces<'_> {
         )
     }
 
+    /// The lock taken over from a dead measurement, and `ip_forward` put back.
     fn repaired(&self) -> Option<String> {
-        self.restored().map(ToString::to_string)
+        let notes: Vec<String> = [
+            self.path.lock.took_over_note(),
+            self.restored().map(ToString::to_string),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        (!notes.is_empty()).then(|| notes.join("; "))
     }
 }

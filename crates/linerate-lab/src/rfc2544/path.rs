@@ -1,12 +1,14 @@
 //! Where a lab's trial frames go: `gen`'s interface and address, the next hop's MAC (the
 //! DUT's in a router lab, `recv`'s in a pair), and `recv`'s interface and address, resolved
-//! from the lab's state. Resolving a path first repairs what an interrupted ceiling
-//! measurement left ([`super::forwarding`]).
+//! from the lab's state. Resolving a path first takes the lab's measuring lock
+//! ([`super::guard`]: one measurement of a lab at a time), then repairs what an interrupted
+//! ceiling measurement left ([`super::forwarding`]).
 
 use std::net::Ipv4Addr;
 use std::path::PathBuf;
 
 use super::forwarding::{self, Restored};
+use super::guard::Measuring;
 use crate::state::{LabState, StateDir};
 use crate::topology::Topology;
 use crate::{LabError, control};
@@ -42,6 +44,8 @@ pub struct LabPath {
     /// What resolving the path repaired: `ip_forward` put back in the DUT after an
     /// interrupted ceiling measurement (for the caller to say so).
     pub restored: Option<Restored>,
+    /// The lab's measuring lock, held while the path is in use (shared by its clones).
+    pub lock: std::sync::Arc<Measuring>,
 }
 
 fn node<'a>(lab: &'a LabState, name: &str) -> Result<&'a crate::state::NodeState, LabError> {
@@ -96,7 +100,8 @@ impl LabPath {
     /// lab (frames to the DUT's MAC), straight to `recv` in a pair (then the "DUT" fields name
     /// `recv`). `dir` holds the lab's state: a marker there left by a ceiling measurement that
     /// was killed has its `ip_forward` written back to the DUT (and is removed) before the path
-    /// is used for traffic; [`LabPath::restored`] says so.
+    /// is used for traffic; [`LabPath::restored`] says so. Another process measuring the lab
+    /// holds its lock ([`super::guard`]): then the path is refused, naming it.
     pub fn through(
         dir: &StateDir,
         lab: &LabState,
@@ -130,6 +135,9 @@ impl LabPath {
                 source: std::io::Error::from(std::io::ErrorKind::InvalidData),
             });
         };
+        // Before any repair: a repair under another measurement would undo its ceiling's
+        // forwarding-off.
+        let lock = std::sync::Arc::new(Measuring::take(dir, &lab.name)?);
         let mut path = LabPath {
             binary,
             gen_netns: control::node_netns(lab, "gen")?.to_owned(),
@@ -144,6 +152,7 @@ impl LabPath {
             threads,
             forwarding_marker: forwarding::marker_path(dir, &lab.name),
             restored: None,
+            lock,
         };
         path.restored = forwarding::restore_interrupted(&path.forwarding_marker, &path.dut_netns)?;
         Ok(path)

@@ -108,6 +108,8 @@ pub struct Throughput {
     pub settings: Settings,
     /// What the test bed repaired before the first trial.
     pub repaired: Option<String>,
+    /// How the clocks of one-way latency were judged (a receiver on another host).
+    pub clock: Option<String>,
     /// Per frame size measured, in the order asked.
     pub results: Vec<FrameResult>,
     /// Whether every frame size was measured (false when a stop came between sizes).
@@ -126,6 +128,7 @@ impl Throughput {
                 link_source: self.link.source.clone(),
                 settings: self.settings.clone(),
                 repaired: self.repaired.clone(),
+                clock: self.clock.clone(),
                 result: r.clone(),
             })
             .collect()
@@ -154,6 +157,7 @@ pub fn run(
         link,
         settings: plan.settings.clone(),
         repaired: bed.repaired(),
+        clock: bed.clock(),
         results,
         complete,
     })
@@ -323,8 +327,8 @@ pub fn generator_bound(
             (ndr > 0.0 && ndr >= most * GENERATOR_BOUND).then(|| {
                 format!(
                     "NDR {ndr:.0} fps is within 10 % of the most the generator sent in any trial \
-                     ({most:.0} fps), and its own ceiling is unknown (the test bed has no sink to \
-                     measure it)"
+                     ({most:.0} fps), and its own ceiling is unknown (not measured on this test \
+                     bed): possibly the generator's limit, not the DUT's"
                 )
             })
         }

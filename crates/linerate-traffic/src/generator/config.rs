@@ -57,7 +57,8 @@ pub struct SendConfig {
     pub flows: u16,
     /// Destination MAC; `None`: the neighbour entry of `dst_ip` on `dev`.
     pub dst_mac: Option<[u8; 6]>,
-    /// Source IPv4 address (needed: `None` is refused, saying so).
+    /// Source IPv4 address; `None`: the first IPv4 address of `dev` (refused, saying so,
+    /// when it has none).
     pub src_ip: Option<Ipv4Addr>,
     /// Destination IPv4 address.
     pub dst_ip: Ipv4Addr,
@@ -96,6 +97,40 @@ pub fn parse_mac(s: &str) -> Result<[u8; 6], String> {
     Ok(mac)
 }
 
+/// Parses `--frame`'s text (`64`, `64,1518`, `imix`, `64B`): frame sizes with FCS in the order
+/// of one cycle, an IMIX's weights interleaved ([`crate::frame::interleave`]). An error names
+/// the part that is not a size, or the size out of range.
+pub fn frame_order(text: &str) -> Result<Vec<usize>, String> {
+    use crate::frame::{MAX_FRAME, MIN_FRAME, interleave};
+    let mut sizes: Vec<(usize, u32)> = Vec::new();
+    for part in text.split(',') {
+        let part = part.trim();
+        if part.eq_ignore_ascii_case("imix") {
+            for c in linerate_calc::ethernet::simple_imix() {
+                let bytes = usize::try_from(c.frame.bytes()).unwrap_or(usize::MAX);
+                sizes.push((bytes, c.weight));
+            }
+            continue;
+        }
+        let n: usize = part
+            .trim_end_matches(['B', 'b'])
+            .parse()
+            .map_err(|_| format!("--frame '{part}': not a frame size in bytes or imix"))?;
+        if !(MIN_FRAME..=MAX_FRAME).contains(&n) {
+            return Err(format!(
+                "--frame {n}: out of range, expected {MIN_FRAME} … {MAX_FRAME} bytes (FCS \
+                 included)"
+            ));
+        }
+        sizes.push((n, 1));
+    }
+    let weights: Vec<u32> = sizes.iter().map(|s| s.1).collect();
+    Ok(interleave(&weights)
+        .into_iter()
+        .map(|i| sizes[i].0)
+        .collect())
+}
+
 /// Seconds a run lasts at most: the duration, else unbounded when a count ends it, else 10 s.
 pub fn limit_seconds(duration: Option<Duration>, count: Option<u64>) -> f64 {
     match (duration, count) {
@@ -114,6 +149,19 @@ mod tests {
         assert_eq!(parse_mac("02:00:00:00:00:0a"), Ok([2, 0, 0, 0, 0, 10]));
         assert!(parse_mac("02:00").is_err());
         assert!(parse_mac("02:00:00:00:00:zz").unwrap_err().contains("'zz'"));
+    }
+
+    #[test]
+    fn frames_parse_and_interleave() {
+        assert_eq!(frame_order("64"), Ok(vec![64]));
+        assert_eq!(frame_order("64,1518"), Ok(vec![64, 1518]));
+        let imix = frame_order("imix").expect("imix");
+        assert_eq!(imix.len(), 12);
+        assert_eq!(imix.iter().filter(|&&s| s == 64).count(), 7);
+        assert_eq!(imix.iter().filter(|&&s| s == 594).count(), 4);
+        assert_eq!(imix.iter().filter(|&&s| s == 1518).count(), 1);
+        assert!(frame_order("63").unwrap_err().contains("out of range"));
+        assert!(frame_order("big").unwrap_err().contains("'big'"));
     }
 
     #[test]

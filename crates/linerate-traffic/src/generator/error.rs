@@ -29,8 +29,8 @@ pub enum GenError {
     },
     /// No source address was given.
     #[error(
-        "--src-ip is needed (the address linerate gen puts in its frames), e.g. --src-ip \
-         198.18.0.1"
+        "--src-ip is needed (the address linerate gen puts in its frames; the interface has no \
+         IPv4 address to default to), e.g. --src-ip 198.18.0.1"
     )]
     NoSourceAddress,
     /// The destination's MAC is not in the neighbour table.

@@ -26,26 +26,75 @@ const TS_MASK: u64 = (1 << 48) - 1;
 /// Counts on `cfg.dev` until its duration or count, or until `stop` is raised; returns the
 /// `linerate.gen-receive/1` document.
 pub fn receive(cfg: &ReceiveConfig, stop: &AtomicBool) -> Result<Received, GenError> {
+    Receiver::open(cfg)?.count(stop)
+}
+
+/// A counter whose receive ring is open: frames arriving from now on are counted once
+/// [`Receiver::count`] runs (the ring holds them meanwhile). Whoever starts a sender after the
+/// counter opens it first, so the first frames are not missed.
+pub struct Receiver {
+    cfg: ReceiveConfig,
+    ring: RxRing,
+    before: IfCounters,
+}
+
+impl std::fmt::Debug for Receiver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Receiver")
+            .field("dev", &self.cfg.dev)
+            .finish()
+    }
+}
+
+impl Receiver {
+    /// Opens the receive ring on `cfg.dev` (CAP_NET_RAW).
+    pub fn open(cfg: &ReceiveConfig) -> Result<Receiver, GenError> {
+        let dev = cfg.dev.as_str();
+        let before = link::read_counters(dev)?;
+        let ring = RxRing::open(dev, 512, 16384).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::PermissionDenied {
+                GenError::Permission {
+                    program: "linerate gen --receive",
+                    what: "a packet socket",
+                    dev: dev.to_owned(),
+                }
+            } else {
+                GenError::Io {
+                    what: format!("opening a receive ring on {dev}"),
+                    source: e,
+                }
+            }
+        })?;
+        // Counters of the ring reset on read: start from zero now.
+        linerate_sys::packet::statistics(ring.as_fd())?;
+        Ok(Receiver {
+            cfg: cfg.clone(),
+            ring,
+            before,
+        })
+    }
+
+    /// Counts until the configuration's duration or count, or until `stop` is raised.
+    pub fn count(self, stop: &AtomicBool) -> Result<Received, GenError> {
+        let Receiver {
+            cfg,
+            mut ring,
+            before,
+        } = self;
+        count_frames(&cfg, &mut ring, before, stop)
+    }
+}
+
+/// The counting loop over an open ring.
+fn count_frames(
+    cfg: &ReceiveConfig,
+    ring: &mut RxRing,
+    before: IfCounters,
+    stop: &AtomicBool,
+) -> Result<Received, GenError> {
     let dev = cfg.dev.as_str();
     let seconds = limit_seconds(cfg.duration, cfg.count);
     let count = cfg.count.unwrap_or(u64::MAX);
-    let before = link::read_counters(dev)?;
-    let mut ring = RxRing::open(dev, 512, 16384).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::PermissionDenied {
-            GenError::Permission {
-                program: "linerate gen --receive",
-                what: "a packet socket",
-                dev: dev.to_owned(),
-            }
-        } else {
-            GenError::Io {
-                what: format!("opening a receive ring on {dev}"),
-                source: e,
-            }
-        }
-    })?;
-    // Counters of the ring reset on read: start from zero now.
-    linerate_sys::packet::statistics(ring.as_fd())?;
     let started = Instant::now();
     let deadline = started + Duration::from_secs_f64(seconds.min(1e9));
     let mut tally = RxTally::new();

@@ -19,8 +19,9 @@ use crate::frame::{FlowAddr, Template};
 pub fn send(cfg: &SendConfig, stop: &AtomicBool) -> Result<Sent, GenError> {
     let order = &cfg.frames;
     let src_mac = link::read_mac(&cfg.dev)?;
-    let Some(src_ip) = cfg.src_ip else {
-        return Err(GenError::NoSourceAddress);
+    let src_ip = match cfg.src_ip {
+        Some(ip) => ip,
+        None => link::first_ipv4(&cfg.dev)?.ok_or(GenError::NoSourceAddress)?,
     };
     let dst_mac = match cfg.dst_mac {
         Some(m) => m,

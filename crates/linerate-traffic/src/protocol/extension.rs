@@ -29,6 +29,15 @@ pub struct Extension {
     /// client): it samples nothing.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub evidence_hz: u32,
+    /// The client asks for a frame-counter session ([`super::frames`]) instead of a test with
+    /// streams; a server started without `--allow-frame-counter` refuses it.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub frame_counter: bool,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde passes a reference
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde passes a reference
@@ -45,6 +54,7 @@ impl Extension {
             engine: crate::ENGINE_VERSION.to_owned(),
             options: ModeOptions::default(),
             evidence_hz: 0,
+            frame_counter: false,
         }
     }
 
@@ -100,6 +110,10 @@ pub struct Hello {
     /// The port of the test's crr transactions (see [`crate::modes`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data_port: Option<u16>,
+    /// The server runs the frame-counter session asked for (a server that does not know it
+    /// leaves this out, and would run a plain test instead: the client must not go on).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub frame_counter: bool,
 }
 
 impl Hello {
@@ -111,6 +125,7 @@ impl Hello {
             accepted: true,
             error: None,
             data_port: None,
+            frame_counter: false,
         }
     }
 

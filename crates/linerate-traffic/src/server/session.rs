@@ -70,6 +70,24 @@ impl fmt::Display for TestSummary {
     }
 }
 
+/// What a finished session was, for the log.
+#[derive(Debug, Clone)]
+pub enum Served {
+    /// A test with streams.
+    Test(TestSummary),
+    /// A frame-counter session.
+    FrameCounter(super::frames::FrameCounterSummary),
+}
+
+impl fmt::Display for Served {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Served::Test(t) => t.fmt(f),
+            Served::FrameCounter(c) => c.fmt(f),
+        }
+    }
+}
+
 /// Why a test is refused: an iperf3 error code and a sentence.
 struct Refusal(i32, String);
 
@@ -148,7 +166,7 @@ pub fn run(
     cookie: Cookie,
     peer: SocketAddr,
     test: u64,
-) -> Result<TestSummary, TrafficError> {
+) -> Result<Served, TrafficError> {
     let hs = sh.cfg.handshake_timeout;
     let mut ctl = Control::new(stream, peer.to_string());
     ctl.send(State::ParamExchange, "asking for parameters")?;
@@ -168,7 +186,11 @@ pub fn run(
         }
     };
     let linerate = params.extension.is_some();
-    let checked = authenticate(sh, &v).and_then(|()| check(sh, &params));
+    let checked = authenticate(sh, &v)
+        .and_then(|()| check(sh, &params))
+        .and_then(|()| {
+            super::frames::admit(sh, &params).map_err(|why| Refusal(ierr::UNIMPLEMENTED, why))
+        });
     if let Err(Refusal(code, msg)) = checked {
         if linerate {
             let _ = ctl.send(State::LinerateHello, "refusing");
@@ -178,6 +200,9 @@ pub fn run(
             let _ = ctl.send_server_error(code);
         }
         return Err(TrafficError::BadParams(msg));
+    }
+    if params.extension.as_ref().is_some_and(|x| x.frame_counter) {
+        return super::frames::serve(sh, &mut ctl, &params, peer, test).map(Served::FrameCounter);
     }
     let modes = crate::modes::ServerSide::prepare(&params, ctl.stream.local_addr().ok())?;
     if linerate {
@@ -288,7 +313,7 @@ pub fn run(
     for h in &mut streams {
         h.join();
     }
-    Ok(summary)
+    Ok(Served::Test(summary))
 }
 
 fn sum(

@@ -10,7 +10,6 @@ use std::net::Ipv4Addr;
 use std::process::ExitCode;
 
 use anyhow::bail;
-use linerate_traffic::frame;
 use linerate_traffic::generator::{self, Rate, parse_mac};
 use linerate_units::{BitRate, Duration, PacketRate};
 
@@ -68,6 +67,34 @@ pub struct Args {
           value_parser = clap::value_parser!(u16).range(1..=256))]
     pub threads: u16,
 
+    #[command(flatten)]
+    pub send: SendArgs,
+
+    /// Destination IPv4 address (needed unless --receive)
+    #[arg(long, value_name = "ADDR", required_unless_present = "receive")]
+    pub dst_ip: Option<Ipv4Addr>,
+
+    /// How long to send (default 10s unless --count is given)
+    #[arg(
+        short = 't',
+        long,
+        value_name = "DURATION",
+        allow_negative_numbers = true
+    )]
+    pub duration: Option<Duration>,
+
+    /// Frames to send over all threads (with --receive: to receive), then stop
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub count: Option<u64>,
+
+    /// Print the result as JSON (schema linerate.gen/1; with --receive linerate.gen-receive/1)
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// How `linerate gen` sends and addresses its frames: the flags `gen` and `rfc2544` share.
+#[derive(Debug, clap::Args)]
+pub struct SendArgs {
     /// Sending engine: auto (AF_XDP where it binds, else packet), packet (AF_PACKET TX ring),
     /// xdp (AF_XDP, zero-copy where the driver supports it, else copy mode)
     #[arg(long, value_name = "ENGINE", value_enum, default_value_t = Engine::Auto)]
@@ -87,38 +114,29 @@ pub struct Args {
           value_parser = clap::value_parser!(u16).range(1..))]
     pub flows: u16,
 
-    /// Destination MAC (default: the neighbour entry of --dst-ip on --dev)
+    /// Destination MAC, the next hop's (default: gen: the neighbour entry of --dst-ip on --dev;
+    /// rfc2544: learnt by ARP from --next-hop)
     #[arg(long, value_name = "MAC", value_parser = parse_mac)]
     pub dst_mac: Option<[u8; 6]>,
 
-    /// Source IPv4 address (default: the first address of --dev)
+    /// Source IPv4 address (default: the first IPv4 address of the sending interface)
     #[arg(long, value_name = "ADDR")]
     pub src_ip: Option<Ipv4Addr>,
-
-    /// Destination IPv4 address (needed unless --receive)
-    #[arg(long, value_name = "ADDR", required_unless_present = "receive")]
-    pub dst_ip: Option<Ipv4Addr>,
 
     /// UDP destination port
     #[arg(long, value_name = "PORT", default_value_t = 9)]
     pub port: u16,
+}
 
-    /// How long to send (default 10s unless --count is given)
-    #[arg(
-        short = 't',
-        long,
-        value_name = "DURATION",
-        allow_negative_numbers = true
-    )]
-    pub duration: Option<Duration>,
-
-    /// Frames to send over all threads (with --receive: to receive), then stop
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
-    pub count: Option<u64>,
-
-    /// Print the result as JSON (schema linerate.gen/1; with --receive linerate.gen-receive/1)
-    #[arg(long)]
-    pub json: bool,
+impl SendArgs {
+    /// Where the sending threads run.
+    pub fn placement(&self) -> generator::Placement {
+        match (&self.cpu, self.no_pin) {
+            (_, true) => generator::Placement::Unpinned,
+            (Some(CpuList(list)), false) => generator::Placement::Cpus(list.clone()),
+            (None, false) => generator::Placement::Allowed,
+        }
+    }
 }
 
 /// How frames are handed to the kernel.
@@ -192,36 +210,9 @@ fn parse_rate(s: &str) -> Result<Rate, String> {
     }
 }
 
-/// Parses `--frame`: sizes with weights, in the interleaved order of one cycle.
+/// Parses `--frame` (`generator::frame_order`), an error naming the part that is wrong.
 fn parse_frames(s: &str) -> anyhow::Result<Vec<usize>> {
-    let mut sizes: Vec<(usize, u32)> = Vec::new();
-    for part in s.split(',') {
-        let part = part.trim();
-        if part.eq_ignore_ascii_case("imix") {
-            for c in linerate_calc::ethernet::simple_imix() {
-                let bytes = usize::try_from(c.frame.bytes()).unwrap_or(usize::MAX);
-                sizes.push((bytes, c.weight));
-            }
-            continue;
-        }
-        let n: usize = part
-            .trim_end_matches(['B', 'b'])
-            .parse()
-            .map_err(|_| anyhow::anyhow!("--frame '{part}': not a frame size in bytes or imix"))?;
-        if !(frame::MIN_FRAME..=frame::MAX_FRAME).contains(&n) {
-            bail!(
-                "--frame {n}: out of range, expected {} … {} bytes (FCS included)",
-                frame::MIN_FRAME,
-                frame::MAX_FRAME
-            );
-        }
-        sizes.push((n, 1));
-    }
-    let weights: Vec<u32> = sizes.iter().map(|s| s.1).collect();
-    Ok(frame::interleave(&weights)
-        .into_iter()
-        .map(|i| sizes[i].0)
-        .collect())
+    generator::frame_order(s).map_err(anyhow::Error::msg)
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -251,7 +242,7 @@ mod imp {
 #[cfg(target_os = "linux")]
 mod imp {
     use super::*;
-    use linerate_traffic::generator::{Placement, ReceiveConfig, SendConfig};
+    use linerate_traffic::generator::{ReceiveConfig, SendConfig};
 
     use crate::output;
     use crate::stop::Stop;
@@ -277,17 +268,13 @@ mod imp {
             frames: parse_frames(&args.frame)?,
             rate: args.rate,
             threads: args.threads,
-            engine: args.engine.into(),
-            placement: match (&args.cpu, args.no_pin) {
-                (_, true) => Placement::Unpinned,
-                (Some(CpuList(list)), false) => Placement::Cpus(list.clone()),
-                (None, false) => Placement::Allowed,
-            },
-            flows: args.flows,
-            dst_mac: args.dst_mac,
-            src_ip: args.src_ip,
+            engine: args.send.engine.into(),
+            placement: args.send.placement(),
+            flows: args.send.flows,
+            dst_mac: args.send.dst_mac,
+            src_ip: args.send.src_ip,
             dst_ip,
-            port: args.port,
+            port: args.send.port,
             duration,
             count: args.count,
         };
@@ -325,19 +312,6 @@ mod imp {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn frames_parse_and_interleave() {
-        assert_eq!(parse_frames("64").unwrap(), vec![64]);
-        assert_eq!(parse_frames("64,1518").unwrap(), vec![64, 1518]);
-        let imix = parse_frames("imix").unwrap();
-        assert_eq!(imix.len(), 12);
-        assert_eq!(imix.iter().filter(|&&s| s == 64).count(), 7);
-        assert_eq!(imix.iter().filter(|&&s| s == 594).count(), 4);
-        assert_eq!(imix.iter().filter(|&&s| s == 1518).count(), 1);
-        assert!(parse_frames("63").is_err());
-        assert!(parse_frames("big").is_err());
-    }
 
     #[test]
     fn rates_and_macs_parse() {

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
-use linerate_traffic::server::{AllowPrefix, Level, ServerLog};
+use linerate_traffic::server::{AllowPrefix, FrameCounterAccess, Level, ServerLog};
 use linerate_traffic::{Server, ServerConfig};
 use linerate_units::Duration;
 
@@ -26,7 +26,13 @@ Examples:
   linerate server --allow 198.18.0.0/15 --allow 2001:db8::/32
   linerate server --rsa-private-key-path private.pem --authorized-users-path users.csv
   linerate server --rsa-private-key-path private.pem --authorized-users-path users.csv \\
-      --use-pkcs1-padding          # for iperf3 clients before 3.17 (Debian 12's 3.12)"
+      --use-pkcs1-padding          # for iperf3 clients before 3.17 (Debian 12's 3.12)
+  linerate server --allow 198.18.0.0/15 --allow-frame-counter=eth2   # rfc2544 --rx-host
+
+--allow-frame-counter lets a linerate client (`linerate rfc2544 --rx-host`) count `linerate \
+gen`'s frames on this host's interfaces (all, or only those listed) through the control \
+channel, after --allow and authentication like any test: the server opens a raw packet socket \
+on request (needs root or CAP_NET_RAW, Linux). Without it such requests are refused."
 )]
 pub struct Args {
     /// Port for control and data (TCP and UDP)
@@ -90,6 +96,11 @@ pub struct Args {
     /// Bind data sockets to a network device (SO_BINDTODEVICE)
     #[arg(long, value_name = "DEV")]
     pub bind_dev: Option<String>,
+    /// Let linerate clients count frames on this host's interfaces (all, or =IF,IF only): it
+    /// opens a raw packet socket on request (Linux)
+    #[arg(long, value_name = "IFACES", num_args = 0..=1, require_equals = true,
+          default_missing_value = "", value_delimiter = ',')]
+    pub allow_frame_counter: Option<Vec<String>>,
 }
 
 fn parse_allow(s: &str) -> Result<AllowPrefix, String> {
@@ -209,6 +220,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             ..Default::default()
         },
         gate: None,
+        frame_counter: FrameCounterAccess::from_flag(args.allow_frame_counter.as_deref())?,
     };
     let stop = crate::stop::Stop::install()?;
     let log: linerate_traffic::server::LogSink = Arc::new(|rec: ServerLog| {

@@ -95,6 +95,28 @@ pub fn store_measured_run(
 // `lab rfc2544`'s store still names it here; `linerate_store::command_line` is its home.
 pub use linerate_store::command_line;
 
+#[cfg(target_os = "linux")]
+/// Where `args` stores runs: `None` with `--no-store`.
+pub fn store_at(args: &StoreRunArgs) -> anyhow::Result<Option<linerate_lab::record::StoreAt>> {
+    if args.no_store {
+        return Ok(None);
+    }
+    Ok(Some(linerate_lab::record::StoreAt {
+        path: args.db.path()?,
+        command_line: command_line(std::env::args()),
+        tool: format!("linerate {}", env!("CARGO_PKG_VERSION")),
+    }))
+}
+
+/// This host's snapshot, as every stored run carries it.
+#[cfg(target_os = "linux")]
+pub fn host_snapshot() -> Option<serde_json::Value> {
+    serde_json::to_value(linerate_probe::HostSnapshot::capture(
+        &linerate_probe::ProbeRoots::live(),
+    ))
+    .ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

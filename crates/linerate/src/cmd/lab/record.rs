@@ -5,30 +5,10 @@
 
 use anyhow::Context as _;
 use linerate_lab::experiment::Experiment as LabExperiment;
-use linerate_lab::record::{Recorder, StoreAt};
+use linerate_lab::record::Recorder;
 use linerate_store::RunProfile;
 
-use crate::cmd::history::db::{StoreRunArgs, command_line};
-
-/// Where `args` stores runs: `None` with `--no-store`.
-pub fn store_at(args: &StoreRunArgs) -> anyhow::Result<Option<StoreAt>> {
-    if args.no_store {
-        return Ok(None);
-    }
-    Ok(Some(StoreAt {
-        path: args.db.path()?,
-        command_line: command_line(std::env::args()),
-        tool: format!("linerate {}", env!("CARGO_PKG_VERSION")),
-    }))
-}
-
-/// This host's snapshot, as every stored run carries it.
-pub fn host_snapshot() -> Option<serde_json::Value> {
-    serde_json::to_value(linerate_probe::HostSnapshot::capture(
-        &linerate_probe::ProbeRoots::live(),
-    ))
-    .ok()
-}
+use crate::cmd::history::db::{StoreRunArgs, host_snapshot, store_at};
 
 /// Begins `exp` in the store `args` name (unless `--no-store`).
 pub fn begin(args: &StoreRunArgs, exp: &LabExperiment) -> anyhow::Result<Recorder> {

@@ -1,10 +1,63 @@
-//! The human rendering of `lab rfc2544`: one table of NDR/PDR per frame size (frames/s, L1 and
-//! L2 bit rates, % of line rate), one of latency, and the generator-bound warnings.
+//! The human rendering of an RFC 2544 result (`lab rfc2544`, `rfc2544`): one table of NDR/PDR
+//! per frame size (frames/s, L1 and L2 bit rates, % of line rate), one of latency with how its
+//! clocks were judged, and the generator-bound warnings.
 
-use linerate_store::rfc2544::{Rate, SearchMethod};
+use linerate_lab::rfc2544::procedure::Throughput;
+use linerate_store::rfc2544::{FrameResult, Rate, SearchMethod, Settings};
 use linerate_units::{BitRate, PacketRate};
+use serde::Serialize;
 
-use super::Report;
+/// The JSON schema of the results.
+pub const SCHEMA: &str = linerate_store::rfc2544::SCHEMA;
+
+/// The whole result as `--json` prints it (`linerate.rfc2544/1`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Report<'a> {
+    /// Always [`SCHEMA`].
+    pub schema: &'static str,
+    /// The test bed's name (the lab's).
+    pub lab: &'a str,
+    /// Link rate used for line rate, bits/s (L1).
+    pub link_bps: f64,
+    /// Where the link rate came from.
+    pub link_source: &'a str,
+    /// Search settings.
+    pub settings: &'a Settings,
+    /// What the test bed repaired before the search.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repaired: Option<&'a str>,
+    /// How the clocks of one-way latency were judged (a receiver on another host).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock: Option<&'a str>,
+    /// Per frame size, in the order asked.
+    pub results: &'a [FrameResult],
+    /// The stored experiment, when stored.
+    pub stored_as: Option<String>,
+    /// What was measured, for the text's title (`lab demo (gen → dut → recv)`).
+    #[serde(skip)]
+    pub bed: String,
+    /// The path of one-way latency, for the text (`gen → recv`).
+    #[serde(skip)]
+    pub path: String,
+}
+
+impl<'a> Report<'a> {
+    pub fn of(t: &'a Throughput, bed: String, path: String) -> Report<'a> {
+        Report {
+            schema: SCHEMA,
+            lab: &t.lab,
+            link_bps: t.link.rate.as_f64(),
+            link_source: &t.link.source,
+            settings: &t.settings,
+            repaired: t.repaired.as_deref(),
+            clock: t.clock.as_deref(),
+            results: &t.results,
+            stored_as: None,
+            bed,
+            path,
+        }
+    }
+}
 
 fn gbit(bps: f64) -> String {
     format!("{:.3}", bps / 1e9)
@@ -37,10 +90,10 @@ fn table(rows: &[Vec<String>]) -> String {
 pub fn text(r: &Report<'_>) -> String {
     let s = &r.settings;
     let mut out = format!(
-        "RFC 2544 throughput of lab {} (gen → dut → recv), line rate {} at L1 ({})\n\
+        "RFC 2544 throughput of {}, line rate {} at L1 ({})\n\
          search ({}): NDR (no loss) and PDR (loss ≤ {}%), trials {} s to {} s over {} \
          phase(s), width {}%, each final bound over {} trial(s)\n\n",
-        r.lab,
+        r.bed,
         BitRate::from_bps_f64(r.link_bps).human(),
         r.link_source,
         if s.search == SearchMethod::Binary {
@@ -85,7 +138,7 @@ pub fn text(r: &Report<'_>) -> String {
         .iter()
         .any(|f| f.latency_us.iter().any(|l| l.latency.is_some()))
     {
-        out.push_str("\none-way latency, µs (gen → recv)\n");
+        out.push_str(&format!("\none-way latency, µs ({})\n", r.path));
         let mut rows = vec![vec![
             "frame".to_owned(),
             "load".into(),
@@ -116,6 +169,9 @@ pub fn text(r: &Report<'_>) -> String {
         }
         out.push_str(&table(&rows));
     }
+    if let Some(clock) = r.clock {
+        out.push_str(&format!("\nclocks: {clock}\n"));
+    }
     out.push('\n');
     for f in r.results {
         out.push_str(&format!(
@@ -142,8 +198,13 @@ pub fn text(r: &Report<'_>) -> String {
         ));
         if let Some(why) = &f.generator_bound_reason {
             out.push_str(&format!(
-                "  (!) generator-bound: {why}; this measures the generator, not the DUT, whose \
-                 NDR may be higher (try more --threads, or a faster generator)\n"
+                "  (!) {}generator-bound: {why}; this measures the generator, not the DUT, whose \
+                 NDR may be higher (try more --threads, or a faster generator)\n",
+                if f.generator_ceiling_pps.is_none() {
+                    "possibly "
+                } else {
+                    ""
+                }
             ));
         }
         if f.ring_drops > 0 {
