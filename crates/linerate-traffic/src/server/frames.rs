@@ -18,6 +18,7 @@ use crate::protocol::frames::{Reply, Request, now_ns, this_kernel};
 use crate::protocol::{Control, MAX_PARAMS_LEN, State, TestParams};
 
 /// Time a count may run past the seconds it was opened for, waiting for the client's stop.
+#[cfg(target_os = "linux")]
 const STOP_GRACE: Duration = Duration::from_secs(10);
 
 /// The longest a frame-counter session lasts (an RFC 2544 run of many frame sizes with long

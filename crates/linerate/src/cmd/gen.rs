@@ -130,6 +130,7 @@ pub struct SendArgs {
 
 impl SendArgs {
     /// Where the sending threads run.
+    #[cfg(target_os = "linux")]
     pub fn placement(&self) -> generator::Placement {
         match (&self.cpu, self.no_pin) {
             (_, true) => generator::Placement::Unpinned,

@@ -96,6 +96,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// Writes the HTML report of an experiment's stored runs to `output` (`lab run --html`), as
 /// `linerate report --experiment ID -o FILE` does.
+#[cfg(target_os = "linux")]
 pub fn experiment_html(
     db: DbArgs,
     experiment: &str,
