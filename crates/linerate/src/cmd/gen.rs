@@ -10,9 +10,10 @@ use std::net::Ipv4Addr;
 use std::process::ExitCode;
 
 use anyhow::bail;
+use linerate_traffic::affinity::CpuList;
 use linerate_traffic::frame;
-use linerate_traffic::generator::{self, Rate, parse_mac};
-use linerate_units::{BitRate, Duration, PacketRate};
+use linerate_traffic::generator::{self, Rate, parse_cpus, parse_mac};
+use linerate_units::Duration;
 
 /// Arguments of `linerate gen`.
 #[derive(Debug, clap::Args)]
@@ -59,7 +60,7 @@ pub struct Args {
     pub frame: String,
 
     /// Send rate over all threads: max, frames per second (100kpps) or an L2 bit rate (1G)
-    #[arg(long, value_name = "RATE", default_value = "max", value_parser = parse_rate,
+    #[arg(long, value_name = "RATE", default_value = "max", value_parser = Rate::parse,
           allow_negative_numbers = true)]
     pub rate: Rate,
 
@@ -75,7 +76,7 @@ pub struct Args {
 
     /// CPUs to pin the sending threads to, one each in turn, e.g. 0,1 or 2-3 (default: the
     /// CPUs this process may use, in order)
-    #[arg(long, value_name = "LIST", value_parser = parse_cpus, conflicts_with = "no_pin")]
+    #[arg(long, value_name = "LIST", value_parser = |s: &str| parse_cpus(s).map(CpuList), conflicts_with = "no_pin")]
     pub cpu: Option<CpuList>,
 
     /// Do not pin the sending threads: the scheduler places them
@@ -143,85 +144,8 @@ impl From<Engine> for generator::Engine {
 }
 
 /// CPU numbers, in the order given.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CpuList(pub Vec<usize>);
-
-/// Parses a CPU list: `0,2`, `0-3`, `0-1,4`.
-fn parse_cpus(s: &str) -> Result<CpuList, String> {
-    let mut cpus = Vec::new();
-    for part in s.split(',') {
-        let part = part.trim();
-        let num = |v: &str| {
-            v.trim()
-                .parse::<usize>()
-                .map_err(|_| format!("--cpu '{s}': '{v}' is not a CPU number"))
-        };
-        match part.split_once('-') {
-            Some((a, b)) => {
-                let (a, b) = (num(a)?, num(b)?);
-                if a > b {
-                    return Err(format!("--cpu '{s}': range '{part}' runs backwards"));
-                }
-                cpus.extend(a..=b);
-            }
-            None => cpus.push(num(part)?),
-        }
-    }
-    if cpus.is_empty() {
-        return Err(format!("--cpu '{s}': no CPU given"));
-    }
-    Ok(CpuList(cpus))
-}
-
-fn parse_rate(s: &str) -> Result<Rate, String> {
-    if s.eq_ignore_ascii_case("max") {
-        return Ok(Rate::Max);
-    }
-    if s.to_ascii_lowercase().ends_with("pps")
-        && let Ok(p) = s.parse::<PacketRate>()
-        && p.pps() > 0.0
-    {
-        return Ok(Rate::Pps(p.pps()));
-    }
-    match BitRate::parse_with_unit(s) {
-        Ok(b) if b.as_f64() > 0.0 => Ok(Rate::Bits(b.as_f64())),
-        Ok(_) => Err(format!("'{s}': a rate must be greater than zero")),
-        Err(e) => Err(format!(
-            "'{s}' is not max, a frame rate (100kpps) or a bit rate: {e}"
-        )),
-    }
-}
-
-/// Parses `--frame`: sizes with weights, in the interleaved order of one cycle.
 fn parse_frames(s: &str) -> anyhow::Result<Vec<usize>> {
-    let mut sizes: Vec<(usize, u32)> = Vec::new();
-    for part in s.split(',') {
-        let part = part.trim();
-        if part.eq_ignore_ascii_case("imix") {
-            for c in linerate_calc::ethernet::simple_imix() {
-                let bytes = usize::try_from(c.frame.bytes()).unwrap_or(usize::MAX);
-                sizes.push((bytes, c.weight));
-            }
-            continue;
-        }
-        let n: usize = part
-            .trim_end_matches(['B', 'b'])
-            .parse()
-            .map_err(|_| anyhow::anyhow!("--frame '{part}': not a frame size in bytes or imix"))?;
-        if !(frame::MIN_FRAME..=frame::MAX_FRAME).contains(&n) {
-            bail!(
-                "--frame {n}: out of range, expected {} … {} bytes (FCS included)",
-                frame::MIN_FRAME,
-                frame::MAX_FRAME
-            );
-        }
-        sizes.push((n, 1));
-    }
-    let weights: Vec<u32> = sizes.iter().map(|s| s.1).collect();
-    Ok(frame::interleave(&weights)
-        .into_iter()
-        .map(|i| sizes[i].0)
-        .collect())
+    frame::parse_sizes(s).map_err(anyhow::Error::msg)
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -319,43 +243,5 @@ mod imp {
         Ok(stop
             .signal()
             .map_or(ExitCode::SUCCESS, crate::stop::exit_code))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn frames_parse_and_interleave() {
-        assert_eq!(parse_frames("64").unwrap(), vec![64]);
-        assert_eq!(parse_frames("64,1518").unwrap(), vec![64, 1518]);
-        let imix = parse_frames("imix").unwrap();
-        assert_eq!(imix.len(), 12);
-        assert_eq!(imix.iter().filter(|&&s| s == 64).count(), 7);
-        assert_eq!(imix.iter().filter(|&&s| s == 594).count(), 4);
-        assert_eq!(imix.iter().filter(|&&s| s == 1518).count(), 1);
-        assert!(parse_frames("63").is_err());
-        assert!(parse_frames("big").is_err());
-    }
-
-    #[test]
-    fn rates_and_macs_parse() {
-        assert_eq!(parse_rate("max"), Ok(Rate::Max));
-        assert_eq!(parse_rate("100kpps"), Ok(Rate::Pps(100_000.0)));
-        assert_eq!(parse_rate("1G"), Ok(Rate::Bits(1e9)));
-        assert!(parse_rate("fast").is_err());
-        assert_eq!(parse_mac("02:00:00:00:00:0a"), Ok([2, 0, 0, 0, 0, 10]));
-        assert!(parse_mac("02:00").is_err());
-    }
-
-    #[test]
-    fn cpu_lists_parse() {
-        assert_eq!(parse_cpus("0"), Ok(CpuList(vec![0])));
-        assert_eq!(parse_cpus("1,0"), Ok(CpuList(vec![1, 0])));
-        assert_eq!(parse_cpus("0-2,5"), Ok(CpuList(vec![0, 1, 2, 5])));
-        assert!(parse_cpus("2-1").unwrap_err().contains("backwards"));
-        assert!(parse_cpus("x").unwrap_err().contains("'x'"));
-        assert!(parse_cpus("").is_err());
     }
 }
