@@ -16,9 +16,10 @@ use anyhow::{Context as _, bail};
 use linerate_tuning::parse::{self, Format};
 use linerate_tuning::{Context, Finding, Os, Role, audit, hardware};
 
-use crate::cmd::lint::report::{self, FailOn, Summary};
+use crate::cmd::lint::report;
 use crate::cmd::lint::target::TargetArgs;
 use crate::output;
+use linerate_tuning::finding::{FailOn, Summary, sort};
 
 /// Arguments of `linerate audit`.
 #[derive(Debug, clap::Args)]
@@ -80,7 +81,7 @@ struct AuditReport<'a> {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (source, ctx, mut findings) = collect(&args)?;
-    report::sort(&mut findings);
+    sort(&mut findings);
     if args.json {
         output::print_json(&AuditReport {
             schema: "linerate.audit/1",
