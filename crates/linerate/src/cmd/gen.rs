@@ -143,7 +143,7 @@ impl From<Engine> for generator::Engine {
     }
 }
 
-/// CPU numbers, in the order given.
+/// Parses `--frame` (`linerate_traffic::frame::parse_sizes`).
 fn parse_frames(s: &str) -> anyhow::Result<Vec<usize>> {
     frame::parse_sizes(s).map_err(anyhow::Error::msg)
 }
