@@ -5,9 +5,8 @@ use std::fmt::Write as _;
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 
-use anyhow::bail;
 use linerate_probe::watch::{self, Direction, Interval, Sampler, Schedule, Status};
-use linerate_probe::{ProbeRoots, interface};
+use linerate_probe::{ProbeRoots, check_names, interface};
 use linerate_units::human::{Digits, Human};
 use linerate_units::{BitRate, PacketRate};
 
@@ -26,11 +25,7 @@ struct StreamLine<'a> {
 pub fn run(args: &Args, roots: ProbeRoots) -> anyhow::Result<ExitCode> {
     if !args.interfaces.is_empty() {
         let have = interface::list(&roots).map_err(anyhow::Error::msg)?;
-        for n in &args.interfaces {
-            if !have.contains(n) {
-                bail!("no interface '{n}' (there are: {})", have.join(", "));
-            }
-        }
+        check_names(&args.interfaces, &have)?;
     }
     let stop = crate::stop::Stop::install()?;
     let screen = !args.json_stream && io::stdout().is_terminal();
