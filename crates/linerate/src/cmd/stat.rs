@@ -2,7 +2,6 @@
 //! same errors and exit codes (current FreeBSD where it differs from Debian's 2015 package),
 //! plus `--json` and `--test mann-whitney`.
 
-mod json;
 mod options;
 
 use std::ffi::OsString;
@@ -138,7 +137,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         })
         .collect();
     if args.json {
-        print_json(&json::report(&datasets, &settings.render))?;
+        print_json(&ministat::json::report(&datasets, &settings.render))?;
     } else {
         // Streamed: the plot of millions of points has millions of rows.
         let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
