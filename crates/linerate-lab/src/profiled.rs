@@ -4,17 +4,44 @@
 
 use std::cell::RefCell;
 
-use anyhow::Context as _;
-use linerate_lab::LabError;
-use linerate_lab::experiment::Workload;
-use linerate_lab::runner::{Load, Measure};
-use linerate_lab::state::LabState;
 use linerate_profile::cpus::online_cpus;
-use linerate_profile::{Capture, Captured, Target};
+use linerate_profile::{Capture, Captured, ProfileError, Target};
+
+use crate::LabError;
+use crate::experiment::Workload;
+use crate::runner::{Load, Measure};
+use crate::state::LabState;
+
+/// Why runs cannot be profiled here.
+#[derive(Debug, thiserror::Error)]
+pub enum ProfiledError {
+    /// The online CPUs could not be read.
+    #[error(transparent)]
+    Cpus(ProfileError),
+    /// Sampling cannot start (the exact reason is the source).
+    #[error("lab run --profile")]
+    Start(#[source] ProfileError),
+    /// The trial sample could not be finished.
+    #[error(transparent)]
+    Finish(ProfileError),
+}
+
+/// `err` and its causes, `what: why: reason`.
+fn chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut cause = err.source();
+    while let Some(c) = cause {
+        text.push_str(&format!(": {c}"));
+        cause = c.source();
+    }
+    text
+}
 
 /// A load whose runs are profiled.
 pub struct Profiled<'a> {
     inner: &'a dyn Load,
+    /// Told when a run's profile is lost (the run itself counts).
+    warn: &'a dyn Fn(&str),
     cpus: Vec<u32>,
     frequency: u64,
     /// The last run's profile, until the recorder takes it.
@@ -23,14 +50,23 @@ pub struct Profiled<'a> {
 
 impl<'a> Profiled<'a> {
     /// Checks that sampling works here (with the exact reason when it does not) before any
-    /// lab is built.
-    pub fn new(inner: &'a dyn Load, frequency: u64) -> anyhow::Result<Profiled<'a>> {
-        let cpus = online_cpus()?;
+    /// lab is built; `warn` is told when a run's profile is lost.
+    ///
+    /// # Errors
+    /// Sampling does not work here.
+    pub fn new(
+        inner: &'a dyn Load,
+        frequency: u64,
+        warn: &'a dyn Fn(&str),
+    ) -> Result<Profiled<'a>, ProfiledError> {
+        let cpus = online_cpus().map_err(ProfiledError::Cpus)?;
         Capture::start(Target::System, &cpus, frequency)
-            .context("lab run --profile")?
-            .finish()?;
+            .map_err(ProfiledError::Start)?
+            .finish()
+            .map_err(ProfiledError::Finish)?;
         Ok(Profiled {
             inner,
+            warn,
             cpus,
             frequency,
             last: RefCell::new(None),
@@ -66,17 +102,14 @@ impl Load for Profiled<'_> {
         self.last.borrow_mut().take();
         let capture = Capture::start(Target::System, &self.cpus, self.frequency).map_err(|e| {
             LabError::Io {
-                what: format!("start profiling the run: {:#}", anyhow::Error::new(e)),
+                what: format!("start profiling the run: {}", chain(&e)),
                 source: std::io::Error::other("perf_event_open"),
             }
         })?;
         let measured = self.inner.run(lab, workload, interrupted);
         match capture.finish() {
             Ok(c) => *self.last.borrow_mut() = Some(c),
-            Err(e) => crate::output::warn(&format!(
-                "the run's profile was lost: {:#}",
-                anyhow::Error::new(e)
-            )),
+            Err(e) => (self.warn)(&format!("the run's profile was lost: {}", chain(&e))),
         }
         measured
     }
