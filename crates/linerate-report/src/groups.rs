@@ -277,14 +277,9 @@ pub fn partial_notes(groups: &[Group]) -> Vec<String> {
 
 /// Whether a `running` experiment's process is still there (on Linux, where /proc tells).
 fn running_why(e: &Experiment) -> String {
-    match e.pid {
-        Some(pid) if cfg!(target_os = "linux") => {
-            if std::path::Path::new("/proc").join(pid.to_string()).exists() {
-                format!("process {pid} may still be running it")
-            } else {
-                format!("its runner, process {pid}, is gone: it was killed")
-            }
-        }
+    match (e.pid, e.runner_gone()) {
+        (Some(pid), Some(false)) => format!("process {pid} may still be running it"),
+        (Some(pid), Some(true)) => format!("its runner, process {pid}, is gone: it was killed"),
         _ => "still running, or its runner was killed".to_owned(),
     }
 }
