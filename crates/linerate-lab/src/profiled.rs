@@ -6,6 +6,7 @@ use std::cell::RefCell;
 
 use linerate_profile::cpus::online_cpus;
 use linerate_profile::{Capture, Captured, ProfileError, Target};
+use linerate_store::RunProfile;
 
 use crate::LabError;
 use crate::experiment::Workload;
@@ -24,6 +25,20 @@ pub enum ProfiledError {
     /// The trial sample could not be finished.
     #[error(transparent)]
     Finish(ProfileError),
+}
+
+/// A run's profile as the store keeps it, sampled at `frequency_hz` per CPU.
+///
+/// # Errors
+/// The attribution does not serialise.
+pub fn stored(p: &Captured, frequency_hz: u64) -> Result<RunProfile, ProfileError> {
+    Ok(RunProfile {
+        event: p.event.name().to_owned(),
+        frequency_hz,
+        samples: p.folded.samples(),
+        breakdown: p.attribution.breakdown().to_stored()?,
+        folded: p.folded.text(),
+    })
 }
 
 /// `err` and its causes, `what: why: reason`.
