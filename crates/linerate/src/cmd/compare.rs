@@ -3,8 +3,6 @@
 //! difference and its confidence interval (Student's t with the exact quantile, as `lab run`),
 //! and warnings when the samples are autocorrelated or too few.
 
-pub mod json;
-
 use std::process::ExitCode;
 
 use anyhow::Context as _;
@@ -107,7 +105,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     if args.json {
-        let mut doc = json::document(&outcome);
+        let mut doc = verdicts::json::document(&outcome);
         doc["notes"] = serde_json::json!(notes);
         if let Some(c) = &changes {
             doc["profiles"] = serde_json::to_value(c)?;
