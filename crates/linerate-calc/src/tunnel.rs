@@ -8,7 +8,7 @@ use linerate_units::{BitRate, ByteSize, Percent};
 
 mod encap;
 
-pub use encap::{Encap, EncapParseError, EncapSpec, HeaderPart, IpVersion};
+pub use encap::{Encap, EncapParseError, EncapSpec, HeaderPart, IpVersion, List, ListEntry, list};
 
 use crate::ethernet::{L1_OVERHEAD, L2_OVERHEAD};
 

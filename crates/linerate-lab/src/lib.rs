@@ -27,6 +27,7 @@ pub mod impair;
 pub mod name;
 pub mod netem;
 pub mod netns;
+pub mod profiled;
 pub mod record;
 pub mod rfc2544;
 pub mod runner;

@@ -41,6 +41,7 @@ mod parallel;
 mod parse;
 pub mod progress;
 pub mod reason;
+pub mod settings;
 pub mod summary;
 
 pub use analyze::read;

@@ -47,5 +47,5 @@ pub use interface::Interface;
 pub use local::LocalHost;
 pub use probed::Probed;
 pub use roots::{EthtoolSource, ProbeRoots, format_cpu_list, parse_cpu_list, parse_cpu_mask};
-pub use snapshot::{HostSnapshot, SCHEMA, SnapshotError};
+pub use snapshot::{HostSnapshot, SCHEMA, SnapshotError, UnknownInterface, check_names};
 pub use softnet::SoftnetCpu;

@@ -122,6 +122,22 @@ impl HostSnapshot {
         self.freebsd.is_some()
     }
 
+    /// Keeps only the interfaces named (all when `names` is empty).
+    ///
+    /// # Errors
+    /// A name the snapshot does not have.
+    pub fn keep_interfaces(&mut self, names: &[String]) -> Result<(), UnknownInterface> {
+        if names.is_empty() {
+            return Ok(());
+        }
+        let have: Vec<String> = self.interfaces().iter().map(|i| i.name.clone()).collect();
+        check_names(names, &have)?;
+        if let Probed::Value(list) = &mut self.interfaces {
+            list.retain(|i| names.contains(&i.name));
+        }
+        Ok(())
+    }
+
     /// The interfaces (empty when the list itself was unreadable).
     pub fn interfaces(&self) -> &[Interface] {
         self.interfaces.value().map_or(&[], Vec::as_slice)
@@ -226,5 +242,29 @@ mod tests {
         assert!(e.to_string().starts_with("x.json: not a linerate"), "{e}");
         let e = HostSnapshot::load(Path::new("/nonexistent/s.json")).unwrap_err();
         assert!(e.to_string().contains("/nonexistent/s.json"), "{e}");
+    }
+}
+
+/// An interface asked for by name that is not there.
+#[derive(Debug, thiserror::Error)]
+#[error("no interface '{name}' (there are: {})", have.join(", "))]
+pub struct UnknownInterface {
+    /// The name asked for.
+    pub name: String,
+    /// The interfaces there are.
+    pub have: Vec<String>,
+}
+
+/// Every name of `names` must be one of `have`.
+///
+/// # Errors
+/// The first that is not.
+pub fn check_names(names: &[String], have: &[String]) -> Result<(), UnknownInterface> {
+    match names.iter().find(|n| !have.contains(n)) {
+        Some(name) => Err(UnknownInterface {
+            name: name.clone(),
+            have: have.to_vec(),
+        }),
+        None => Ok(()),
     }
 }

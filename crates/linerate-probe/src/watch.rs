@@ -431,9 +431,78 @@ pub fn rates(old: &Sample, new: &Sample) -> Interval {
     }
 }
 
+/// How often and how long `nic --watch` samples.
+#[derive(Debug, Clone, Copy)]
+pub struct Schedule {
+    /// The time between samples.
+    pub interval: std::time::Duration,
+    /// Intervals at most.
+    pub count: Option<u64>,
+    /// Time at most (the last interval is cut short to end on time).
+    pub duration: Option<std::time::Duration>,
+}
+
+/// Samples `sampler` on `schedule` until it ends or `sleep_until` returns `false` (a stop),
+/// handing each interval's rates to `each` with its number (from 1) and the seconds since the
+/// start. Returns how many intervals were handed and the seconds it ran.
+///
+/// # Errors
+/// The first of `each`'s.
+pub fn run<E>(
+    sampler: &Sampler,
+    schedule: Schedule,
+    mut sleep_until: impl FnMut(Instant) -> bool,
+    mut each: impl FnMut(u64, f64, &Interval) -> Result<(), E>,
+) -> Result<(u64, f64), E> {
+    let start = Instant::now();
+    let end = schedule.duration.map(|d| start + d);
+    let mut prev = sampler.sample();
+    let mut n: u64 = 0;
+    let mut due = start + schedule.interval;
+    loop {
+        if schedule.count.is_some_and(|c| n >= c) {
+            break;
+        }
+        let at = end.map_or(due, |e| due.min(e));
+        if !sleep_until(at) {
+            break;
+        }
+        let cur = sampler.sample();
+        let interval = rates(&prev, &cur);
+        n += 1;
+        each(n, start.elapsed().as_secs_f64(), &interval)?;
+        prev = cur;
+        if end.is_some_and(|e| at >= e) {
+            break;
+        }
+        due = next_due(due, Instant::now(), schedule.interval);
+    }
+    Ok((n, start.elapsed().as_secs_f64()))
+}
+
+/// When the sample after the one `due` at should be taken, seen at `now`: one interval later,
+/// keeping the cadence; but after a stall (the process woke late) at least half an interval
+/// from now, so the next rates are not measured over a few microseconds.
+fn next_due(due: Instant, now: Instant, interval: std::time::Duration) -> Instant {
+    (due + interval).max(now + interval / 2)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_late_sample_does_not_make_the_next_interval_tiny() {
+        let t0 = Instant::now();
+        let second = std::time::Duration::from_secs(1);
+        // On time (or a little late): the cadence holds.
+        assert_eq!(next_due(t0, t0, second), t0 + second);
+        let a_little = std::time::Duration::from_millis(200);
+        assert_eq!(next_due(t0, t0 + a_little, second), t0 + second);
+        // A whole interval late: the next sample is half an interval away, not due at once.
+        let late = t0 + second + std::time::Duration::from_millis(10);
+        assert_eq!(next_due(t0, late, second), late + second / 2);
+    }
     use crate::interface::Counters;
 
     #[test]

@@ -30,9 +30,49 @@ pub fn parse_cpu_list(s: &str) -> Result<Vec<u32>, CpuListError> {
     Ok(cpus)
 }
 
+/// The CPUs `--cpu list` asks to sample, in order without repeats; each must be `online`.
+///
+/// # Errors
+/// [`ProfileError::CpuArg`] (not a list), [`ProfileError::Offline`].
+pub fn chosen(list: &str, online: &[u32]) -> Result<Vec<u32>, ProfileError> {
+    let mut cpus = parse_cpu_list(list).map_err(|source| ProfileError::CpuArg {
+        list: list.to_owned(),
+        source,
+    })?;
+    cpus.sort_unstable();
+    cpus.dedup();
+    if let Some(&cpu) = cpus.iter().find(|c| !online.contains(c)) {
+        return Err(ProfileError::Offline {
+            list: list.to_owned(),
+            cpu,
+            online: online
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
+        });
+    }
+    Ok(cpus)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chosen_cpus_must_be_online() {
+        assert_eq!(chosen("1,0,1", &[0, 1]).expect("valid"), vec![0, 1]);
+        let e = chosen("0-2", &[0, 1]).expect_err("cpu 2 offline");
+        assert!(
+            e.to_string().contains("CPU 2 is not online (online: 0,1)"),
+            "{e}"
+        );
+        let e = chosen("a", &[0]).expect_err("bad");
+        assert_eq!(
+            e.to_string(),
+            "--cpu \"a\": invalid digit found in string (a list such as 0 or 0-3,6)"
+        );
+    }
 
     #[test]
     fn cpu_lists_parse() {

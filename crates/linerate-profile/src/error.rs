@@ -89,6 +89,24 @@ pub enum ProfileError {
         /// What is wrong with it.
         source: CpuListError,
     },
+    /// `--cpu` that is not a CPU list.
+    #[error("--cpu {list:?}: {source} (a list such as 0 or 0-3,6)")]
+    CpuArg {
+        /// The list as given.
+        list: String,
+        /// What is wrong.
+        source: CpuListError,
+    },
+    /// `--cpu` names a CPU that is not online.
+    #[error("--cpu {list}: CPU {cpu} is not online (online: {online})")]
+    Offline {
+        /// The list as given.
+        list: String,
+        /// The first CPU not online.
+        cpu: u32,
+        /// The online CPUs, comma-separated.
+        online: String,
+    },
     /// The command to profile could not be started.
     #[error("starting {program}")]
     Spawn {

@@ -55,6 +55,26 @@ pub enum GroupError {
         /// What is wrong with it.
         source: LabRunError,
     },
+    /// An experiment that cannot prove a difference as it stands, compared only on request.
+    #[error(
+        "{why}. Not compared: such a verdict would not be evidence (--allow-incomplete compares \
+         the variants with {MIN_REPETITIONS} or more runs)"
+    )]
+    Incomplete {
+        /// Why (its [`ExperimentGroups::shortfall`]).
+        why: String,
+    },
+    /// The baseline has too few repetitions for anything to be compared with it.
+    #[error(
+        "the baseline {baseline} of experiment {experiment} has fewer than {MIN_REPETITIONS} \
+         repetitions: there is nothing to compare the other variants with"
+    )]
+    BaselineShort {
+        /// The baseline's label.
+        baseline: String,
+        /// The experiment.
+        experiment: String,
+    },
     /// A run without a value in the comparison's metric.
     #[error("run {id} ({mode}) has no {quantity} to compare")]
     NoValue {
@@ -193,16 +213,73 @@ impl ExperimentGroups {
     }
 }
 
+impl ExperimentGroups {
+    /// The groups `compare --experiment` compares, and notes on what it left out: an
+    /// incomplete experiment is refused unless `allow_incomplete` (then its variants with
+    /// [`MIN_REPETITIONS`] runs or more are compared, the baseline among them).
+    ///
+    /// # Errors
+    /// [`GroupError::Incomplete`] (not allowed), [`GroupError::BaselineShort`].
+    pub fn for_comparison(
+        &self,
+        allow_incomplete: bool,
+    ) -> Result<(Vec<Group>, Vec<String>), GroupError> {
+        let mut notes = Vec::new();
+        if let Some(why) = self.shortfall() {
+            if !allow_incomplete {
+                return Err(GroupError::Incomplete { why });
+            }
+            notes.push(format!("{why}; compared anyway (--allow-incomplete)"));
+        }
+        let (groups, left_out) = self.comparable();
+        if !left_out.is_empty() {
+            notes.push(format!(
+                "left out (fewer than {} repetitions): {}",
+                MIN_REPETITIONS,
+                left_out.join(", ")
+            ));
+        }
+        if groups.first().map(|g| &g.label) != self.groups.first().map(|g| &g.label) {
+            return Err(GroupError::BaselineShort {
+                baseline: self
+                    .groups
+                    .first()
+                    .map_or_else(|| "?".to_owned(), |g| g.label.clone()),
+                experiment: self.experiment.id.clone(),
+            });
+        }
+        Ok((groups, notes))
+    }
+}
+
+/// A note per group with runs that ended early (partial): their numbers cover only the time
+/// they ran.
+pub fn partial_notes(groups: &[Group]) -> Vec<String> {
+    groups
+        .iter()
+        .filter_map(|g| {
+            let partial: Vec<String> = g
+                .runs
+                .iter()
+                .filter(|(_, r)| r.partial)
+                .map(|(id, _)| id.to_string())
+                .collect();
+            (!partial.is_empty()).then(|| {
+                format!(
+                    "{}: run(s) {} ended early (partial): their numbers cover only the time they ran",
+                    g.label,
+                    partial.join(", ")
+                )
+            })
+        })
+        .collect()
+}
+
 /// Whether a `running` experiment's process is still there (on Linux, where /proc tells).
 fn running_why(e: &Experiment) -> String {
-    match e.pid {
-        Some(pid) if cfg!(target_os = "linux") => {
-            if std::path::Path::new("/proc").join(pid.to_string()).exists() {
-                format!("process {pid} may still be running it")
-            } else {
-                format!("its runner, process {pid}, is gone: it was killed")
-            }
-        }
+    match (e.pid, e.runner_gone()) {
+        (Some(pid), Some(false)) => format!("process {pid} may still be running it"),
+        (Some(pid), Some(true)) => format!("its runner, process {pid}, is gone: it was killed"),
         _ => "still running, or its runner was killed".to_owned(),
     }
 }

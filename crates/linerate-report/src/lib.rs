@@ -16,6 +16,9 @@
 //!   intervals, sweep curves, response-time distributions (one, or two overlaid), NDR/PDR
 //!   against frame size — as SVG, drawn with plotters.
 //! - [`png`]: the same charts as PNG (rendered from the SVG by resvg).
+//! - [`profiles`]: the CPU profiles stored with an experiment's runs, compared per variant
+//!   (text and differential flame graphs).
+//! - [`select`]: what a report covers and compares (an experiment, a listing, runs by id).
 //! - [`rfc2544`]: RFC 2544 runs (NDR and PDR in frames/s, latency, generator-bound marks).
 //! - [`html`]: one HTML file with inline SVG and CSS, no scripts, no external resources (a
 //!   Content-Security-Policy forbids every fetch), put together from [`table`] (summary),
@@ -35,8 +38,10 @@ pub mod host;
 pub mod html;
 pub mod metric;
 pub mod png;
+pub mod profiles;
 pub mod rfc2544;
 pub mod runs;
+pub mod select;
 pub mod table;
 pub mod unit;
 pub mod verdicts;

@@ -2,7 +2,9 @@
 //! the first (the baseline), Student's t at the confidence asked for with the exact quantile
 //! (as `lab run`, so the same runs get the same digits from both; ministat's table is for
 //! `linerate stat` only), in the runs' metric, and the engine's results rendered for `compare`
-//! (text) and `report`.
+//! (text; [`json`] its document) and `report`.
+
+pub mod json;
 
 use linerate_stats::comparison::{self, Analysis, Options, SampleKind};
 use linerate_stats::ministat::{self, Dataset};

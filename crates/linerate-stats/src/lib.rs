@@ -16,7 +16,8 @@
 //! - [`comparison`] is the engine `compare`, `report` and `lab run` share: which samples
 //!   stand for a group of runs, Student's t or rank verdicts against the baseline at any
 //!   confidence level, and typed warnings (too few values, autocorrelated intervals).
-//! - [`read`] parses ministat's input format; [`ministat`] renders ministat's output (plot,
+//! - [`read`] parses ministat's input format (and C's `strtod`/`strtol` rules for its
+//!   arguments), [`sets`] reads `linerate stat`'s files into samples; [`ministat`] renders ministat's output (plot,
 //!   bars, table, verdicts) as a `String`; [`printf`] formats numbers as C's `printf` does
 //!   (`%g`, `%f`), which they share.
 //! - [`distribution`] is a streaming log-linear histogram (bounded memory, stated precision)
@@ -35,6 +36,7 @@ pub mod printf;
 pub mod rank;
 pub mod read;
 pub mod sample;
+pub mod sets;
 pub mod special;
 pub mod student;
 pub mod summary;

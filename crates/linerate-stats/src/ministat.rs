@@ -7,6 +7,7 @@
 //! ministat (1) or draw nothing (0) give a frame without a crash.
 #![deny(missing_docs)]
 
+pub mod json;
 mod plot;
 
 use std::io::{self, Write};

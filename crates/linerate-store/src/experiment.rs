@@ -114,6 +114,19 @@ impl Experiment {
             .ok()?
             .checked_mul(plan.repetitions)
     }
+
+    /// Whether it is marked running but its runner process is gone (it was killed): known on
+    /// Linux, where /proc tells; `None` where it cannot be told (no process recorded, another
+    /// OS) or it is not marked running.
+    #[must_use]
+    pub fn runner_gone(&self) -> Option<bool> {
+        match (self.status, self.pid) {
+            (ExperimentStatus::Running, Some(pid)) if cfg!(target_os = "linux") => {
+                Some(!std::path::Path::new("/proc").join(pid.to_string()).exists())
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The edit distance between two names (insertions, deletions, substitutions), for "did you

@@ -5,6 +5,7 @@
 //! - [`iperf3`]: iperf3-schema documents (`--json`, `--json-stream`, `linerate client
 //!   --json`, typed by `linerate-iperf3`) → [`RunRecord`], with errors that name the place in
 //!   the document.
+//! - [`import`]: `linerate import`'s files read into runs, placed in an experiment.
 //! - [`schema`]: tables and forward migrations (`user_version` is the schema version).
 //! - [`Store`]: open (validate, migrate, WAL), insert in one transaction, query.
 //! - [`store_measured_run`]: a run linerate just measured, with its command line, tool, host
@@ -30,6 +31,7 @@
 #![forbid(unsafe_code)]
 
 pub mod experiment;
+pub mod import;
 pub mod iperf3;
 pub mod lab_run;
 mod measured;

@@ -348,6 +348,41 @@ pub struct RunRecord {
 }
 
 impl RunRecord {
+    /// The iperf3-schema document with linerate's stored context merged into its `linerate`
+    /// object (schema `linerate.run/1`: run id, source, command line, experiment, host
+    /// snapshot hash), as `linerate show --json` prints it.
+    #[must_use]
+    pub fn document_with_context(&self, id: RunId) -> serde_json::Value {
+        let run = self;
+        let mut doc = run.document.clone();
+        if let Some(root) = doc.as_object_mut() {
+            let extra = root
+                .entry("linerate")
+                .or_insert_with(|| serde_json::json!({}));
+            if let Some(extra) = extra.as_object_mut() {
+                extra.insert("schema".into(), "linerate.run/1".into());
+                extra.insert("run_id".into(), id.0.into());
+                extra.insert("source".into(), run.source.as_str().into());
+                if let Some(p) = &run.source_path {
+                    extra.insert("source_path".into(), p.clone().into());
+                }
+                if let Some(c) = &run.command_line {
+                    extra.insert("command_line".into(), c.clone().into());
+                }
+                if let Some(e) = &run.experiment {
+                    extra.insert(
+                        "experiment".into(),
+                        serde_json::to_value(e).unwrap_or_default(),
+                    );
+                }
+                if let Some(h) = &run.host {
+                    extra.insert("host_snapshot_hash".into(), h.hash.clone().into());
+                }
+            }
+        }
+        doc
+    }
+
     /// The forward-direction sum samples (one per interval), omitted warm-up excluded: the
     /// time series that describes the run's throughput.
     pub fn throughput_series(&self) -> Vec<&IntervalSample> {

@@ -210,9 +210,56 @@ pub fn interleave(weights: &[u32]) -> Vec<usize> {
     order
 }
 
+/// The frames of `--frame`: sizes in bytes (FCS included, a `B` suffix allowed) and `imix`
+/// (7:4:1 of 40/576/1500-byte IP packets), comma-separated, in their [`interleave`]d order.
+///
+/// # Errors
+/// A part that is neither a size nor `imix`, or a size outside [`MIN_FRAME`] … [`MAX_FRAME`].
+pub fn parse_sizes(s: &str) -> Result<Vec<usize>, String> {
+    let mut sizes: Vec<(usize, u32)> = Vec::new();
+    for part in s.split(',') {
+        let part = part.trim();
+        if part.eq_ignore_ascii_case("imix") {
+            for c in linerate_calc::ethernet::simple_imix() {
+                let bytes = usize::try_from(c.frame.bytes()).unwrap_or(usize::MAX);
+                sizes.push((bytes, c.weight));
+            }
+            continue;
+        }
+        let n: usize = part
+            .trim_end_matches(['B', 'b'])
+            .parse()
+            .map_err(|_| format!("--frame '{part}': not a frame size in bytes or imix"))?;
+        if !(MIN_FRAME..=MAX_FRAME).contains(&n) {
+            return Err(format!(
+                "--frame {n}: out of range, expected {MIN_FRAME} … {MAX_FRAME} bytes (FCS included)"
+            ));
+        }
+        sizes.push((n, 1));
+    }
+    let weights: Vec<u32> = sizes.iter().map(|s| s.1).collect();
+    Ok(interleave(&weights)
+        .into_iter()
+        .map(|i| sizes[i].0)
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn frames_parse_and_interleave() {
+        assert_eq!(parse_sizes("64").unwrap(), vec![64]);
+        assert_eq!(parse_sizes("64,1518").unwrap(), vec![64, 1518]);
+        let imix = parse_sizes("imix").unwrap();
+        assert_eq!(imix.len(), 12);
+        assert_eq!(imix.iter().filter(|&&s| s == 64).count(), 7);
+        assert_eq!(imix.iter().filter(|&&s| s == 594).count(), 4);
+        assert_eq!(imix.iter().filter(|&&s| s == 1518).count(), 1);
+        assert!(parse_sizes("63").is_err());
+        assert!(parse_sizes("big").is_err());
+    }
 
     fn flow() -> FlowAddr {
         FlowAddr {

@@ -31,7 +31,7 @@ mod sender;
 #[cfg(target_os = "linux")]
 mod tx;
 
-pub use config::{Engine, Placement, Rate, ReceiveConfig, SendConfig, frame_order, parse_mac};
+pub use config::{Engine, Placement, Rate, ReceiveConfig, SendConfig, parse_cpus, parse_mac};
 pub use document::{EngineUsed, IfCounters, Latency, Received, Sent, ThreadSent};
 pub use error::GenError;
 #[cfg(target_os = "linux")]

@@ -469,5 +469,40 @@ pub fn persist(dir: &Path, content: &str) -> std::io::Result<PathBuf> {
     Ok(path)
 }
 
+/// A `--set` item that is not `KEY=VALUE`.
+#[derive(Debug, thiserror::Error)]
+pub enum SetError {
+    /// A control character: a line break would add a line of its own to the persisted drop-in.
+    #[error("--set {0:?}: control characters (line breaks) are not allowed")]
+    Control(String),
+    /// Not `KEY=VALUE` with a key of one word and a value.
+    #[error("--set {0}: expected KEY=VALUE, e.g. --set net.ipv4.tcp_mtu_probing=1")]
+    NotAPair(String),
+}
+
+/// The settings of `tune --set KEY=VALUE …`: keys trimmed, `/` read as `.` (as `sysctl` does),
+/// values trimmed.
+///
+/// # Errors
+/// The first item that is not `KEY=VALUE` or holds a control character.
+pub fn parse_set(items: &[String]) -> Result<Vec<(String, String)>, SetError> {
+    items
+        .iter()
+        .map(|item| match item.split_once('=') {
+            _ if item.chars().any(|c| c.is_control() && c != '\t') => {
+                Err(SetError::Control(item.clone()))
+            }
+            Some((k, v))
+                if !k.trim().is_empty()
+                    && !k.trim().contains(char::is_whitespace)
+                    && !v.trim().is_empty() =>
+            {
+                Ok((k.trim().replace('/', "."), v.trim().to_string()))
+            }
+            _ => Err(SetError::NotAPair(item.clone())),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests;

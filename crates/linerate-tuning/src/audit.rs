@@ -1,6 +1,9 @@
 //! Auditing live settings: read every catalogued key through a [`Backend`], judge the values
 //! with the lint rules in live mode, and add recommendations from the profile the inputs imply.
 //! Hardware findings (from `linerate-probe`) are appended by the caller to the same list.
+//! Where the values come from (a dump, this host) is [`source`].
+
+pub mod source;
 
 use crate::apply::Backend;
 use crate::catalogue::{CatalogueError, catalogue};

@@ -1,7 +1,9 @@
 //! The finding model shared by every rule that judges a host: settings rules (lint, audit) and
 //! hardware rules (`linerate-probe`). The binary renders findings; rules only produce them.
 
+use std::collections::BTreeMap;
 use std::fmt;
+use std::str::FromStr;
 
 /// How bad a finding is. Ordered: `Info < Warning < Error`.
 #[derive(
@@ -96,4 +98,79 @@ impl fmt::Display for Fix {
             Fix::None => f.write_str("nothing to change"),
         }
     }
+}
+
+/// `--fail-on` (`lint`, `audit`): the severity at or above which the command exits 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailOn {
+    /// At this severity or worse.
+    At(Severity),
+    /// Never.
+    Never,
+}
+
+impl FromStr for FailOn {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "error" => Ok(FailOn::At(Severity::Error)),
+            "warning" => Ok(FailOn::At(Severity::Warning)),
+            "info" => Ok(FailOn::At(Severity::Info)),
+            "never" => Ok(FailOn::Never),
+            _ => Err(format!("`{s}`: expected error, warning, info or never")),
+        }
+    }
+}
+
+impl FailOn {
+    /// Whether `findings` trip the threshold.
+    pub fn tripped(self, findings: &[Finding]) -> bool {
+        match self {
+            FailOn::Never => false,
+            FailOn::At(min) => findings.iter().any(|f| f.severity >= min),
+        }
+    }
+}
+
+/// Counts by severity.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct Summary {
+    /// Errors.
+    pub error: usize,
+    /// Warnings.
+    pub warning: usize,
+    /// Infos.
+    pub info: usize,
+    /// Counts by rule id.
+    pub by_rule: BTreeMap<String, usize>,
+}
+
+impl Summary {
+    /// Counts `findings`.
+    pub fn of(findings: &[Finding]) -> Summary {
+        let mut s = Summary::default();
+        for f in findings {
+            match f.severity {
+                Severity::Error => s.error += 1,
+                Severity::Warning => s.warning += 1,
+                Severity::Info => s.info += 1,
+            }
+            *s.by_rule.entry(f.rule.clone()).or_default() += 1;
+        }
+        s
+    }
+}
+
+/// Sorts findings by file, then line, then severity (worst first).
+pub fn sort(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| {
+        let key = |f: &Finding| {
+            (
+                f.location.as_ref().map(|l| l.source.clone()),
+                f.location.as_ref().and_then(|l| l.line),
+            )
+        };
+        key(a).cmp(&key(b)).then(b.severity.cmp(&a.severity))
+    });
 }

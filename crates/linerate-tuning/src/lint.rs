@@ -1,7 +1,8 @@
 //! The rules: judge a set of settings (from files, a dump or the live host) for a target
 //! [`Context`] and return [`Finding`]s. Whether a key exists lives in `lint/existence.rs`,
 //! per-setting value rules in `lint/entry.rs` (amounts in `lint/capacity.rs`), rules that relate
-//! several settings in `lint/cross.rs`, and rules about the stated path in `lint/path.rs`.
+//! several settings in `lint/cross.rs`, and rules about the stated path in `lint/path.rs`;
+//! [`files`] reads `linerate lint`'s files and runs the rules over them.
 //!
 //! Severity policy, for every rule:
 //! - **error**: the line will fail (no such key on the target, a value the kernel rejects, a
@@ -20,6 +21,7 @@ mod capacity;
 mod cross;
 mod entry;
 mod existence;
+pub mod files;
 mod path;
 
 use std::collections::HashMap;

@@ -230,3 +230,12 @@ fn powershell(s: &Setting) -> String {
         other => format!("netsh int tcp set global {other}={v}"),
     }
 }
+/// The sysctl.d drop-in of `tune --persist --set`: the pairs as given, under a header that
+/// says where it goes and what wrote it.
+pub fn sysctl_d_for_pairs(pairs: &[(String, String)]) -> String {
+    let mut c = format!("# {SYSCTL_D_PATH}\n# Written by linerate tune --persist --set.\n");
+    for (k, v) in pairs {
+        c.push_str(&format!("{k} = {v}\n"));
+    }
+    c
+}

@@ -50,15 +50,8 @@ pub fn without_os_error(text: &str) -> String {
     text.to_owned()
 }
 
-/// Where the first NUL byte of `bytes` is, if any: a text file (sysctl.conf, a log, a column
-/// of numbers) has none. UTF-16 text (a Windows .reg export) starts with its byte-order mark
-/// and is text.
-pub fn binary_at(bytes: &[u8]) -> Option<usize> {
-    if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
-        return None;
-    }
-    bytes.iter().position(|&b| b == 0)
-}
+/// Where the first NUL byte of `bytes` is (a file that is not text): the one check, stat's.
+pub use linerate_stats::sets::binary_at;
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
@@ -116,12 +109,5 @@ mod tests {
         assert_eq!(render_error(&err), "client to x: timed out");
         assert_eq!(without_os_error("a (os error 13)"), "a");
         assert_eq!(without_os_error("a (os error x)"), "a (os error x)");
-    }
-
-    #[test]
-    fn binary_is_a_nul_byte_unless_utf16() {
-        assert_eq!(binary_at(b"net.core.somaxconn = 4096\n"), None);
-        assert_eq!(binary_at(b"\x7fELF\x02\x01\x01\0"), Some(7));
-        assert_eq!(binary_at(&[0xff, 0xfe, b'W', 0]), None);
     }
 }

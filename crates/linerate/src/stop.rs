@@ -70,32 +70,6 @@ impl Stop {
     }
 }
 
-/// A reader that ends (reads as end of input) once a stop is asked for: what was read before
-/// is the partial result. A read already waiting for data returns when the data comes.
-pub struct StopReader<R> {
-    inner: R,
-    stop: Arc<AtomicBool>,
-}
-
-impl<R> StopReader<R> {
-    /// Wraps `inner`; it ends when `stop` raises its flag.
-    pub fn new(inner: R, stop: &Stop) -> Self {
-        StopReader {
-            inner,
-            stop: Arc::clone(&stop.any),
-        }
-    }
-}
-
-impl<R: std::io::Read> std::io::Read for StopReader<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.stop.load(Ordering::Relaxed) {
-            return Ok(0);
-        }
-        self.inner.read(buf)
-    }
-}
-
 /// The exit status after `signal`: 128 + its number (130 for SIGINT, 143 for SIGTERM).
 pub fn exit_code(signal: Signal) -> ExitCode {
     ExitCode::from(u8::try_from(128 + signal as i32).unwrap_or(130))

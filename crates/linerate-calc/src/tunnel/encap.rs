@@ -97,6 +97,57 @@ pub struct HeaderPart {
     pub bytes: ByteSize,
 }
 
+/// One encapsulation as `calc tunnel --list` shows it: header bytes (per outer IP version
+/// when it has an outer IP header), the headers, the configuration assumed and the source.
+#[derive(Debug, serde::Serialize)]
+pub struct ListEntry {
+    /// The encapsulation.
+    pub name: Encap,
+    /// Header bytes with an IPv4 outer header.
+    pub bytes_ipv4: Option<u64>,
+    /// Header bytes with an IPv6 outer header.
+    pub bytes_ipv6: Option<u64>,
+    /// Header bytes of one without an outer IP header.
+    pub bytes: Option<u64>,
+    /// Whether it lowers the inner MTU.
+    pub reduces_mtu: bool,
+    /// Its headers (IPv4 outer).
+    pub parts: Vec<HeaderPart>,
+    /// The configuration its sizes assume.
+    pub assumes: &'static str,
+    /// Where the sizes come from.
+    pub source: &'static str,
+}
+
+/// Every encapsulation, as `calc tunnel --list` shows them.
+#[derive(Debug, serde::Serialize)]
+pub struct List {
+    /// In [`Encap::ALL`]'s order.
+    pub encapsulations: Vec<ListEntry>,
+}
+
+/// The list of every encapsulation.
+pub fn list() -> List {
+    List {
+        encapsulations: Encap::ALL
+            .iter()
+            .map(|&e| {
+                let ip = e.has_outer_ip();
+                ListEntry {
+                    name: e,
+                    bytes_ipv4: ip.then(|| e.header_bytes(IpVersion::Ipv4)),
+                    bytes_ipv6: ip.then(|| e.header_bytes(IpVersion::Ipv6)),
+                    bytes: (!ip).then(|| e.header_bytes(IpVersion::Ipv4)),
+                    reduces_mtu: e.reduces_mtu(),
+                    parts: e.parts(IpVersion::Ipv4),
+                    assumes: e.assumes(),
+                    source: e.source(),
+                }
+            })
+            .collect(),
+    }
+}
+
 impl Encap {
     /// Every encapsulation, in the order `--list` shows them.
     pub const ALL: [Encap; 13] = [

@@ -15,7 +15,7 @@ use std::time::Duration;
 use linerate_calc::ethernet::FrameSpec;
 use linerate_store::rfc2544::Latency;
 use linerate_traffic::generator::{
-    self, Engine, Placement, Rate, Received, SendConfig, Sent, frame_order, link,
+    self, Engine, Placement, Rate, Received, SendConfig, Sent, link,
 };
 use linerate_units::BitRate;
 
@@ -270,8 +270,8 @@ impl<'a> External<'a> {
         rate: Rate,
         secs: f64,
     ) -> Result<(Sent, Received), LabError> {
-        let frames =
-            frame_order(&frame.to_string()).map_err(|e| needed(format!("frame {frame}: {e}")))?;
+        let frames = linerate_traffic::frame::parse_sizes(&frame.to_string())
+            .map_err(|e| needed(format!("frame {frame}: {e}")))?;
         let rx_mac = self.counter.open(rx, secs + COUNT_SLACK_S)?;
         let cfg = SendConfig {
             dev: tx.to_owned(),

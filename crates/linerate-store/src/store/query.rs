@@ -9,6 +9,36 @@ use crate::record::{
 };
 
 impl Store {
+    /// The newest of the last `last` runs whose document holds an object at `pointer` (a JSON
+    /// pointer, `/linerate/tunnel`): its listing and that object.
+    ///
+    /// # Errors
+    /// The store's.
+    pub fn newest_with_object(
+        &self,
+        pointer: &str,
+        last: usize,
+    ) -> Result<Option<(RunListing, serde_json::Value)>, StoreError> {
+        let listed = self.list(&RunFilter {
+            last: Some(last),
+            ..RunFilter::default()
+        })?;
+        let mut newest: Option<(RunListing, serde_json::Value)> = None;
+        for l in listed {
+            if newest
+                .as_ref()
+                .is_some_and(|(n, _)| (n.started_at, n.id) >= (l.started_at, l.id))
+            {
+                continue;
+            }
+            let run = self.run(l.id)?;
+            if let Some(object) = run.document.pointer(pointer).filter(|v| v.is_object()) {
+                newest = Some((l, object.clone()));
+            }
+        }
+        Ok(newest)
+    }
+
     /// The runs matching `filter`, oldest first.
     pub fn list(&self, filter: &RunFilter) -> Result<Vec<RunListing>, StoreError> {
         let mut sql = format!("SELECT id, received_bps, {HEAD} FROM runs WHERE 1 = 1");

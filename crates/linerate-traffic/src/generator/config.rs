@@ -4,6 +4,8 @@
 use std::net::Ipv4Addr;
 use std::time::Duration;
 
+use linerate_units::{BitRate, PacketRate};
+
 /// A send rate over all threads.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Rate {
@@ -13,6 +15,31 @@ pub enum Rate {
     Pps(f64),
     /// Bits per second at L2 (frame bytes with FCS).
     Bits(f64),
+}
+
+impl Rate {
+    /// Parses `--rate`: `max`, a frame rate (`100kpps`) or an L2 bit rate (`1G`), above zero.
+    ///
+    /// # Errors
+    /// Anything else, with why.
+    pub fn parse(s: &str) -> Result<Rate, String> {
+        if s.eq_ignore_ascii_case("max") {
+            return Ok(Rate::Max);
+        }
+        if s.to_ascii_lowercase().ends_with("pps")
+            && let Ok(p) = s.parse::<PacketRate>()
+            && p.pps() > 0.0
+        {
+            return Ok(Rate::Pps(p.pps()));
+        }
+        match BitRate::parse_with_unit(s) {
+            Ok(b) if b.as_f64() > 0.0 => Ok(Rate::Bits(b.as_f64())),
+            Ok(_) => Err(format!("'{s}': a rate must be greater than zero")),
+            Err(e) => Err(format!(
+                "'{s}' is not max, a frame rate (100kpps) or a bit rate: {e}"
+            )),
+        }
+    }
 }
 
 /// How frames are handed to the kernel.
@@ -81,6 +108,37 @@ pub struct ReceiveConfig {
     pub count: Option<u64>,
 }
 
+/// Parses `--cpu`: CPU numbers and ranges (`0-2,5`), in the order given (thread `i` runs on
+/// the `i`-th, round-robin); whether this process may use them is the sender's to check.
+///
+/// # Errors
+/// A part that is not a number or a range, a backwards range, or no CPU at all.
+pub fn parse_cpus(s: &str) -> Result<Vec<usize>, String> {
+    let mut cpus = Vec::new();
+    for part in s.split(',') {
+        let part = part.trim();
+        let num = |v: &str| {
+            v.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("--cpu '{s}': '{v}' is not a CPU number"))
+        };
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (num(a)?, num(b)?);
+                if a > b {
+                    return Err(format!("--cpu '{s}': range '{part}' runs backwards"));
+                }
+                cpus.extend(a..=b);
+            }
+            None => cpus.push(num(part)?),
+        }
+    }
+    if cpus.is_empty() {
+        return Err(format!("--cpu '{s}': no CPU given"));
+    }
+    Ok(cpus)
+}
+
 /// Parses `aa:bb:cc:dd:ee:ff`.
 pub fn parse_mac(s: &str) -> Result<[u8; 6], String> {
     let parts: Vec<&str> = s.split(':').collect();
@@ -97,40 +155,6 @@ pub fn parse_mac(s: &str) -> Result<[u8; 6], String> {
     Ok(mac)
 }
 
-/// Parses `--frame`'s text (`64`, `64,1518`, `imix`, `64B`): frame sizes with FCS in the order
-/// of one cycle, an IMIX's weights interleaved ([`crate::frame::interleave`]). An error names
-/// the part that is not a size, or the size out of range.
-pub fn frame_order(text: &str) -> Result<Vec<usize>, String> {
-    use crate::frame::{MAX_FRAME, MIN_FRAME, interleave};
-    let mut sizes: Vec<(usize, u32)> = Vec::new();
-    for part in text.split(',') {
-        let part = part.trim();
-        if part.eq_ignore_ascii_case("imix") {
-            for c in linerate_calc::ethernet::simple_imix() {
-                let bytes = usize::try_from(c.frame.bytes()).unwrap_or(usize::MAX);
-                sizes.push((bytes, c.weight));
-            }
-            continue;
-        }
-        let n: usize = part
-            .trim_end_matches(['B', 'b'])
-            .parse()
-            .map_err(|_| format!("--frame '{part}': not a frame size in bytes or imix"))?;
-        if !(MIN_FRAME..=MAX_FRAME).contains(&n) {
-            return Err(format!(
-                "--frame {n}: out of range, expected {MIN_FRAME} … {MAX_FRAME} bytes (FCS \
-                 included)"
-            ));
-        }
-        sizes.push((n, 1));
-    }
-    let weights: Vec<u32> = sizes.iter().map(|s| s.1).collect();
-    Ok(interleave(&weights)
-        .into_iter()
-        .map(|i| sizes[i].0)
-        .collect())
-}
-
 /// Seconds a run lasts at most: the duration, else unbounded when a count ends it, else 10 s.
 pub fn limit_seconds(duration: Option<Duration>, count: Option<u64>) -> f64 {
     match (duration, count) {
@@ -145,23 +169,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn rates_parse() {
+        assert_eq!(Rate::parse("max"), Ok(Rate::Max));
+        assert_eq!(Rate::parse("100kpps"), Ok(Rate::Pps(100_000.0)));
+        assert_eq!(Rate::parse("1G"), Ok(Rate::Bits(1e9)));
+        assert!(Rate::parse("fast").is_err());
+        assert!(Rate::parse("0").is_err());
+    }
+
+    #[test]
+    fn cpu_lists_parse() {
+        assert_eq!(parse_cpus("0"), Ok(vec![0]));
+        assert_eq!(parse_cpus("1,0"), Ok(vec![1, 0]));
+        assert_eq!(parse_cpus("0-2,5"), Ok(vec![0, 1, 2, 5]));
+        assert!(parse_cpus("2-1").unwrap_err().contains("backwards"));
+        assert!(parse_cpus("x").unwrap_err().contains("'x'"));
+        assert!(parse_cpus("").is_err());
+    }
+
+    #[test]
     fn macs_parse() {
         assert_eq!(parse_mac("02:00:00:00:00:0a"), Ok([2, 0, 0, 0, 0, 10]));
         assert!(parse_mac("02:00").is_err());
         assert!(parse_mac("02:00:00:00:00:zz").unwrap_err().contains("'zz'"));
-    }
-
-    #[test]
-    fn frames_parse_and_interleave() {
-        assert_eq!(frame_order("64"), Ok(vec![64]));
-        assert_eq!(frame_order("64,1518"), Ok(vec![64, 1518]));
-        let imix = frame_order("imix").expect("imix");
-        assert_eq!(imix.len(), 12);
-        assert_eq!(imix.iter().filter(|&&s| s == 64).count(), 7);
-        assert_eq!(imix.iter().filter(|&&s| s == 594).count(), 4);
-        assert_eq!(imix.iter().filter(|&&s| s == 1518).count(), 1);
-        assert!(frame_order("63").unwrap_err().contains("out of range"));
-        assert!(frame_order("big").unwrap_err().contains("'big'"));
     }
 
     #[test]

@@ -6,19 +6,18 @@
 //! snapshot) are appended to the same list in [`collect`], so rendering, `--json` and
 //! `--fail-on` treat both alike.
 
-mod live;
 mod vpn;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
-use linerate_tuning::parse::{self, Format};
 use linerate_tuning::{Context, Finding, Os, Role, audit, hardware};
 
-use crate::cmd::lint::report::{self, FailOn, Summary};
+use crate::cmd::lint::report;
 use crate::cmd::lint::target::TargetArgs;
 use crate::output;
+use linerate_tuning::finding::{FailOn, Summary, sort};
 
 /// Arguments of `linerate audit`.
 #[derive(Debug, clap::Args)]
@@ -80,7 +79,7 @@ struct AuditReport<'a> {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (source, ctx, mut findings) = collect(&args)?;
-    report::sort(&mut findings);
+    sort(&mut findings);
     if args.json {
         output::print_json(&AuditReport {
             schema: "linerate.audit/1",
@@ -129,26 +128,17 @@ fn collect(args: &Args) -> anyhow::Result<(String, Context, Vec<Finding>)> {
         Some(path) => {
             let name = path.display().to_string();
             let bytes = std::fs::read(path).with_context(|| format!("cannot read {name}"))?;
-            let text = parse::decode(&bytes);
-            let parsed = parse::parse(&name, &text, Format::Dump);
-            if parsed.entries.is_empty() {
-                bail!(
-                    "{name}: no `key = value` or `key: value` lines; expected the output of `sysctl -a`"
-                );
-            }
-            let Some(os) = args
-                .os
-                .or_else(|| parse::detect_os(&parsed.entries, Format::Dump))
-            else {
-                bail!("cannot tell which OS {name} is from; pass --os");
-            };
+            let (os, entries) = audit::source::dump(&name, &bytes, args.os)?;
             (
                 format!("snapshot {name}"),
                 context(args, os, false),
-                parsed.entries,
+                entries,
             )
         }
-        None => live::settings(args)?,
+        None => {
+            let (source, os, entries) = audit::source::live(args.netns.as_deref())?;
+            (source, context(args, os, true), entries)
+        }
     };
     let mut findings = audit::audit(&entries, &ctx)?;
     if ctx.role == Some(Role::Vpn) {

@@ -3,14 +3,12 @@
 //! difference and its confidence interval (Student's t with the exact quantile, as `lab run`),
 //! and warnings when the samples are autocorrelated or too few.
 
-pub mod json;
-pub mod profiles;
-
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 
-use linerate_report::groups::{self, MIN_REPETITIONS};
+use linerate_report::groups;
+use linerate_report::profiles;
 use linerate_report::verdicts;
 use linerate_stats::comparison::SampleKind;
 
@@ -68,60 +66,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let store = args.db.open_existing()?;
     let confidence = linerate_stats::Confidence::new(args.confidence)
         .map_err(|e| anyhow::anyhow!("--confidence: {e}"))?;
-    let mut notes = Vec::new();
-    let (groups, kind) = match &args.experiment {
+    let (groups, kind, mut notes) = match &args.experiment {
         Some(exp) => {
-            let found = groups::experiment_groups(&store, exp)?;
-            if let Some(why) = found.shortfall() {
-                if !args.allow_incomplete {
-                    anyhow::bail!(
-                        "{why}. Not compared: such a verdict would not be evidence \
-                         (--allow-incomplete compares the variants with {} or more runs)",
-                        MIN_REPETITIONS
-                    );
-                }
-                notes.push(format!("{why}; compared anyway (--allow-incomplete)"));
-            }
-            let (groups, left_out) = found.comparable();
-            if !left_out.is_empty() {
-                notes.push(format!(
-                    "left out (fewer than {} repetitions): {}",
-                    MIN_REPETITIONS,
-                    left_out.join(", ")
-                ));
-            }
-            if groups.first().map(|g| &g.label) != found.groups.first().map(|g| &g.label) {
-                anyhow::bail!(
-                    "the baseline {} of experiment {} has fewer than {} repetitions: there is \
-                     nothing to compare the other variants with",
-                    found.groups.first().map_or("?", |g| g.label.as_str()),
-                    found.experiment.id,
-                    MIN_REPETITIONS
-                );
-            }
+            let (groups, notes) =
+                groups::experiment_groups(&store, exp)?.for_comparison(args.allow_incomplete)?;
             // One value per repetition, always: never per-interval samples for variants.
-            (groups, Some(SampleKind::PerRepetition))
+            (groups, Some(SampleKind::PerRepetition), notes)
         }
         None => (
             groups::load_groups(&store, &groups::parse_groups(&args.runs)?)?,
             None,
+            Vec::new(),
         ),
     };
-    for g in &groups {
-        let partial: Vec<String> = g
-            .runs
-            .iter()
-            .filter(|(_, r)| r.partial)
-            .map(|(id, _)| id.to_string())
-            .collect();
-        if !partial.is_empty() {
-            notes.push(format!(
-                "{}: run(s) {} ended early (partial): their numbers cover only the time they ran",
-                g.label,
-                partial.join(", ")
-            ));
-        }
-    }
+    notes.extend(groups::partial_notes(&groups));
     let Some(outcome) = verdicts::compare_groups(&groups, confidence, kind)? else {
         anyhow::bail!(
             "a comparison needs two groups or more; experiment {} has one variant to compare",
@@ -147,7 +105,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     if args.json {
-        let mut doc = json::document(&outcome);
+        let mut doc = verdicts::json::document(&outcome);
         doc["notes"] = serde_json::json!(notes);
         if let Some(c) = &changes {
             doc["profiles"] = serde_json::to_value(c)?;

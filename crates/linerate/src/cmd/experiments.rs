@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use linerate_report::format;
-use linerate_store::{Experiment, ExperimentStatus};
+use linerate_store::Experiment;
 
 use super::history::DbArgs;
 use crate::output;
@@ -114,15 +114,10 @@ fn remove(args: &Args, id: &str) -> anyhow::Result<ExitCode> {
 
 /// The status as a person reads it: a `running` experiment whose process is gone was killed.
 fn status(e: &Experiment) -> String {
-    match (e.status, e.pid) {
-        (ExperimentStatus::Running, Some(pid))
-            if cfg!(target_os = "linux")
-                && !std::path::Path::new("/proc").join(pid.to_string()).exists() =>
-        {
-            "running (killed)".to_owned()
-        }
-        (s, _) => s.to_string(),
+    if e.runner_gone() == Some(true) {
+        return "running (killed)".to_owned();
     }
+    e.status.to_string()
 }
 
 fn table(rows: &[&Experiment]) -> String {

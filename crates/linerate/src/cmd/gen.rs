@@ -10,8 +10,10 @@ use std::net::Ipv4Addr;
 use std::process::ExitCode;
 
 use anyhow::bail;
-use linerate_traffic::generator::{self, Rate, parse_mac};
-use linerate_units::{BitRate, Duration, PacketRate};
+use linerate_traffic::affinity::CpuList;
+use linerate_traffic::frame;
+use linerate_traffic::generator::{self, Rate, parse_cpus, parse_mac};
+use linerate_units::Duration;
 
 /// Arguments of `linerate gen`.
 #[derive(Debug, clap::Args)]
@@ -58,7 +60,7 @@ pub struct Args {
     pub frame: String,
 
     /// Send rate over all threads: max, frames per second (100kpps) or an L2 bit rate (1G)
-    #[arg(long, value_name = "RATE", default_value = "max", value_parser = parse_rate,
+    #[arg(long, value_name = "RATE", default_value = "max", value_parser = Rate::parse,
           allow_negative_numbers = true)]
     pub rate: Rate,
 
@@ -102,7 +104,7 @@ pub struct SendArgs {
 
     /// CPUs to pin the sending threads to, one each in turn, e.g. 0,1 or 2-3 (default: the
     /// CPUs this process may use, in order)
-    #[arg(long, value_name = "LIST", value_parser = parse_cpus, conflicts_with = "no_pin")]
+    #[arg(long, value_name = "LIST", value_parser = |s: &str| parse_cpus(s).map(CpuList), conflicts_with = "no_pin")]
     pub cpu: Option<CpuList>,
 
     /// Do not pin the sending threads: the scheduler places them
@@ -161,59 +163,9 @@ impl From<Engine> for generator::Engine {
     }
 }
 
-/// CPU numbers, in the order given.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CpuList(pub Vec<usize>);
-
-/// Parses a CPU list: `0,2`, `0-3`, `0-1,4`.
-fn parse_cpus(s: &str) -> Result<CpuList, String> {
-    let mut cpus = Vec::new();
-    for part in s.split(',') {
-        let part = part.trim();
-        let num = |v: &str| {
-            v.trim()
-                .parse::<usize>()
-                .map_err(|_| format!("--cpu '{s}': '{v}' is not a CPU number"))
-        };
-        match part.split_once('-') {
-            Some((a, b)) => {
-                let (a, b) = (num(a)?, num(b)?);
-                if a > b {
-                    return Err(format!("--cpu '{s}': range '{part}' runs backwards"));
-                }
-                cpus.extend(a..=b);
-            }
-            None => cpus.push(num(part)?),
-        }
-    }
-    if cpus.is_empty() {
-        return Err(format!("--cpu '{s}': no CPU given"));
-    }
-    Ok(CpuList(cpus))
-}
-
-fn parse_rate(s: &str) -> Result<Rate, String> {
-    if s.eq_ignore_ascii_case("max") {
-        return Ok(Rate::Max);
-    }
-    if s.to_ascii_lowercase().ends_with("pps")
-        && let Ok(p) = s.parse::<PacketRate>()
-        && p.pps() > 0.0
-    {
-        return Ok(Rate::Pps(p.pps()));
-    }
-    match BitRate::parse_with_unit(s) {
-        Ok(b) if b.as_f64() > 0.0 => Ok(Rate::Bits(b.as_f64())),
-        Ok(_) => Err(format!("'{s}': a rate must be greater than zero")),
-        Err(e) => Err(format!(
-            "'{s}' is not max, a frame rate (100kpps) or a bit rate: {e}"
-        )),
-    }
-}
-
-/// Parses `--frame` (`generator::frame_order`), an error naming the part that is wrong.
+/// Parses `--frame` (`linerate_traffic::frame::parse_sizes`).
 fn parse_frames(s: &str) -> anyhow::Result<Vec<usize>> {
-    generator::frame_order(s).map_err(anyhow::Error::msg)
+    frame::parse_sizes(s).map_err(anyhow::Error::msg)
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -307,30 +259,5 @@ mod imp {
         Ok(stop
             .signal()
             .map_or(ExitCode::SUCCESS, crate::stop::exit_code))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rates_and_macs_parse() {
-        assert_eq!(parse_rate("max"), Ok(Rate::Max));
-        assert_eq!(parse_rate("100kpps"), Ok(Rate::Pps(100_000.0)));
-        assert_eq!(parse_rate("1G"), Ok(Rate::Bits(1e9)));
-        assert!(parse_rate("fast").is_err());
-        assert_eq!(parse_mac("02:00:00:00:00:0a"), Ok([2, 0, 0, 0, 0, 10]));
-        assert!(parse_mac("02:00").is_err());
-    }
-
-    #[test]
-    fn cpu_lists_parse() {
-        assert_eq!(parse_cpus("0"), Ok(CpuList(vec![0])));
-        assert_eq!(parse_cpus("1,0"), Ok(CpuList(vec![1, 0])));
-        assert_eq!(parse_cpus("0-2,5"), Ok(CpuList(vec![0, 1, 2, 5])));
-        assert!(parse_cpus("2-1").unwrap_err().contains("backwards"));
-        assert!(parse_cpus("x").unwrap_err().contains("'x'"));
-        assert!(parse_cpus("").is_err());
     }
 }

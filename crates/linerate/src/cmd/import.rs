@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use linerate_report::format;
-use linerate_store::{ExperimentRef, RunContext, RunRecord, RunSource};
+use linerate_store::{RunRecord, import};
 
 use super::history::DbArgs;
 use crate::output;
@@ -50,19 +50,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut parsed: Vec<(String, RunRecord)> = Vec::new();
     for file in &args.files {
         let name = file.display().to_string();
-        let text = if name == "-" {
-            std::io::read_to_string(std::io::stdin()).context("reading standard input")?
-        } else {
-            std::fs::read_to_string(file).with_context(|| format!("cannot read {name}"))?
-        };
-        let mut context = RunContext::new(RunSource::Import);
-        context.source_path = Some(if name == "-" {
-            "(stdin)".to_owned()
-        } else {
-            std::fs::canonicalize(file).map_or(name.clone(), |p| p.display().to_string())
-        });
-        let runs = RunRecord::from_iperf3_text(&text, &context)
-            .with_context(|| format!("{name} is not usable iperf3 output"))?;
+        let runs = import::read(file)?;
         parsed.extend(runs.into_iter().map(|r| (name.clone(), r)));
     }
     if let Some(v) = args.sweep.filter(|v| !v.is_finite()) {
@@ -70,19 +58,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let mut store = args.db.open()?;
     if let (Some(experiment), Some(variant)) = (&args.experiment, &args.variant) {
-        let first = match args.repetition {
-            Some(n) => n,
-            None => store.repetitions(experiment, variant)? + 1,
+        let at = import::Placement {
+            experiment: experiment.clone(),
+            variant: variant.clone(),
+            first_repetition: args.repetition,
+            sweep_value: args.sweep,
+            sweep_label: args.sweep_label.clone(),
         };
-        for (repetition, (_, run)) in (first..).zip(&mut parsed) {
-            run.experiment = Some(ExperimentRef {
-                experiment: experiment.clone(),
-                variant: variant.clone(),
-                repetition,
-                sweep_value: args.sweep,
-                sweep_label: args.sweep_label.clone(),
-            });
-        }
+        import::place(&store, parsed.iter_mut().map(|(_, r)| r), &at)?;
     }
     let mut stored = Vec::new();
     for (name, run) in &parsed {

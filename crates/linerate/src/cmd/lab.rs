@@ -1,6 +1,5 @@
 //! `linerate lab`: network-namespace test beds with emulated links.
 
-mod profiled;
 mod record;
 mod render;
 mod rfc2544;
@@ -571,7 +570,11 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
         LoadTool::Iperf3 => &linerate_lab::runner::Iperf3,
     };
     let profiled = if a.profile {
-        Some(profiled::Profiled::new(plain, a.profile_frequency)?)
+        Some(linerate_lab::profiled::Profiled::new(
+            plain,
+            a.profile_frequency,
+            &|w: &str| crate::output::warn(w),
+        )?)
     } else {
         None
     };

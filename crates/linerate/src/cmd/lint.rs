@@ -4,17 +4,16 @@
 pub mod report;
 pub mod target;
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
-use linerate_tuning::lint::{self, Mode};
-use linerate_tuning::parse::{self, Entry, Format};
+use linerate_tuning::finding::{FailOn, Summary, sort};
+use linerate_tuning::lint::files::{self, FileInfo};
+use linerate_tuning::parse::Format;
 use linerate_tuning::{Context, Finding, Os};
 
 use crate::output;
-use report::{FailOn, Summary};
 use target::TargetArgs;
 
 /// Arguments of `linerate lint`.
@@ -52,15 +51,6 @@ pub struct Args {
     pub json: bool,
 }
 
-/// One input file as read.
-#[derive(Debug, serde::Serialize)]
-struct FileInfo {
-    path: String,
-    os: Os,
-    format: Format,
-    entries: usize,
-}
-
 #[derive(Debug, serde::Serialize)]
 struct LintReport<'a> {
     schema: &'static str,
@@ -71,54 +61,26 @@ struct LintReport<'a> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let mut files = Vec::new();
-    let mut groups: BTreeMap<(Os, bool), Vec<Entry>> = BTreeMap::new();
-    let mut findings = Vec::new();
-    for path in expand(&args.files)? {
-        let path = &path;
+    let mut read = Vec::new();
+    for path in files::expand(&args.files)? {
         let name = path.display().to_string();
-        let bytes = std::fs::read(path).with_context(|| format!("cannot open {name}"))?;
+        let bytes = std::fs::read(&path).with_context(|| format!("cannot open {name}"))?;
         if let Some(at) = output::binary_at(&bytes) {
             bail!(
                 "{name}: not a text file (a NUL byte at offset {at}); lint reads sysctl.conf, \
                  sysctl.d, loader.conf, tuned.conf, `sysctl -a` dumps and .reg exports"
             );
         }
-        let text = parse::decode(&bytes);
-        let format = args
-            .input_format
-            .unwrap_or_else(|| parse::detect_format(&name, &text));
-        let parsed = parse::parse(&name, &text, format);
-        let os = match args
-            .os
-            .or_else(|| parse::detect_os(&parsed.entries, format))
-        {
-            Some(os) => os,
-            None if parsed.entries.is_empty() => Os::Linux,
-            None => {
-                bail!("cannot tell which OS {name} is for; pass --os linux|freebsd|openbsd|windows")
-            }
-        };
-        files.push(FileInfo {
-            path: name,
-            os,
-            format,
-            entries: parsed.entries.len(),
-        });
-        findings.extend(parsed.syntax);
-        groups
-            .entry((os, format == Format::Dump))
-            .or_default()
-            .extend(parsed.entries);
+        read.push((path, bytes));
     }
-    let mut contexts = Vec::new();
-    for ((os, dump), entries) in &groups {
-        let ctx = args.target.context(*os);
-        let mode = if *dump { Mode::Live } else { Mode::Files };
-        findings.extend(lint::lint(entries, &ctx, mode)?);
-        contexts.push(ctx);
-    }
-    report::sort(&mut findings);
+    let files::Linted {
+        files,
+        contexts,
+        mut findings,
+    } = files::lint_files(&read, args.os, args.input_format, |os| {
+        args.target.context(os)
+    })?;
+    sort(&mut findings);
     if args.json {
         output::print_json(&LintReport {
             schema: "linerate.lint/1",
@@ -138,27 +100,4 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// Directories (like /etc/sysctl.d) stand for their `*.conf` files in name order, the order
-/// sysctl --system applies them in.
-fn expand(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
-    let mut out = Vec::new();
-    for path in paths {
-        if !path.is_dir() {
-            out.push(path.clone());
-            continue;
-        }
-        let mut confs: Vec<PathBuf> = std::fs::read_dir(path)
-            .with_context(|| format!("cannot read directory {}", path.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "conf") && p.is_file())
-            .collect();
-        confs.sort();
-        if confs.is_empty() {
-            bail!("{}: no *.conf files in this directory", path.display());
-        }
-        out.extend(confs);
-    }
-    Ok(out)
 }

@@ -14,9 +14,9 @@ mod render;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use linerate_logdist::{
-    Comparison, DataSet, FieldChoice, Filters, Format, Plan, Report, Source, Summary, clock, filter,
+    Comparison, DataSet, FieldChoice, Format, Plan, Report, Source, Summary, clock, settings,
 };
 use linerate_units::Duration;
 
@@ -58,7 +58,7 @@ pub struct Options {
     pub field: Option<String>,
 
     /// Unit of a bare number in JSON or --regex times: s, ms, us or ns (default s)
-    #[arg(long, value_parser = parse_unit)]
+    #[arg(long, value_parser = settings::parse_unit)]
     pub unit: Option<u64>,
 
     /// A regex with a named group `time` (optional groups: status, method, path, ts)
@@ -189,16 +189,6 @@ impl From<FormatArg> for Format {
     }
 }
 
-fn parse_unit(s: &str) -> Result<u64, String> {
-    match s {
-        "s" => Ok(1_000_000_000),
-        "ms" => Ok(1_000_000),
-        "us" | "µs" => Ok(1_000),
-        "ns" => Ok(1),
-        _ => Err(format!("--unit {s:?}: use s, ms, us or ns")),
-    }
-}
-
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Ctrl-C ends the reading: the distribution of the lines read so far is the result.
     let stop = crate::stop::Stop::install()?;
@@ -224,51 +214,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 fn analyse(args: Options, stop: &crate::stop::Stop) -> anyhow::Result<ExitCode> {
-    let bin_ns = args.bin.as_nanos();
-    if bin_ns == 0 {
-        bail!("--bin {}: the bin width must be above zero", args.bin);
-    }
-    let max_ns = args.max.as_nanos();
-    if max_ns < bin_ns {
-        bail!("--max {} is below --bin {}", args.max, args.bin);
-    }
-    let bins = max_ns.div_ceil(bin_ns);
-    if bins > 100_000 {
-        bail!(
-            "--max {} / --bin {} makes {bins} bins; at most 100000",
-            args.max,
-            args.bin
-        );
-    }
-    if !(args.confidence > 0.0 && args.confidence < 100.0) {
-        bail!(
-            "--confidence {}: give a percentage between 0 and 100",
-            args.confidence
-        );
-    }
+    let histogram = settings::Histogram::new(args.bin, args.max, args.threshold)?;
+    let significance = settings::significance(args.confidence)?;
     let format = Format::from(args.input_format);
-    if args.regex.is_some() && !matches!(format, Format::Auto | Format::Regex) {
-        bail!(
-            "--regex goes with --input-format regex (or auto), not {}",
-            format.name()
-        );
-    }
-    let path = args
-        .path_regex
-        .as_deref()
-        .map(filter::path_regex)
-        .transpose()
-        .context("--path-regex")?;
-    let filters = Filters {
-        statuses: match &args.status {
-            Some(list) => filter::parse_statuses(list).map_err(anyhow::Error::msg)?,
-            None => Vec::new(),
-        },
-        methods: args.method.iter().map(|m| m.as_bytes().to_vec()).collect(),
-        path,
-        since: args.since,
-        until: args.until,
-    };
+    settings::check_regex(format, args.regex.is_some())?;
+    let filters = settings::filters(
+        args.status.as_deref(),
+        &args.method,
+        args.path_regex.as_deref(),
+        args.since,
+        args.until,
+    )?;
     let choice = FieldChoice {
         field: args.field.clone(),
         unit_ns: args.unit,
@@ -286,14 +242,10 @@ fn analyse(args: Options, stop: &crate::stop::Stop) -> anyhow::Result<ExitCode> 
         filters: &filters,
         exact: args.exact,
         last: args.last,
-        bin_ns,
-        bins: usize::try_from(bins).unwrap_or(100_000),
-        threshold_ns: args.threshold.map_or(bin_ns, Duration::as_nanos),
-        threads: match args.threads {
-            Some(0) => bail!("--threads 0: give at least 1"),
-            Some(n) => n.min(64),
-            None => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
-        },
+        bin_ns: histogram.bin_ns,
+        bins: histogram.bins,
+        threshold_ns: histogram.threshold_ns,
+        threads: settings::threads(args.threads)?,
         progress: &progress,
     };
 
@@ -307,7 +259,7 @@ fn analyse(args: Options, stop: &crate::stop::Stop) -> anyhow::Result<ExitCode> 
             }
             let before = read_set(std::slice::from_ref(before), &plan)?;
             let after = read_set(std::slice::from_ref(after), &plan)?;
-            let comparison = Comparison::new(&before, &after, 1.0 - args.confidence / 100.0);
+            let comparison = Comparison::new(&before, &after, significance);
             plot::write_requested(
                 args.svg.as_deref(),
                 args.png.as_deref(),

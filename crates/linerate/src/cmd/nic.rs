@@ -144,7 +144,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.snapshot_out {
         snapshot.save(path).context("--snapshot-out")?;
     }
-    select(&mut snapshot, &args.interfaces)?;
+    snapshot.keep_interfaces(&args.interfaces)?;
     let findings = args.findings.then(|| {
         let ctx = HardwareContext::for_snapshot(&snapshot, args.role);
         hardware::hardware_findings(&snapshot, &ctx)
@@ -170,25 +170,4 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         output::print_text(&text)?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Keeps only the named interfaces; an unknown name is an error naming the ones there are.
-fn select(snapshot: &mut HostSnapshot, names: &[String]) -> anyhow::Result<()> {
-    if names.is_empty() {
-        return Ok(());
-    }
-    let have: Vec<String> = snapshot
-        .interfaces()
-        .iter()
-        .map(|i| i.name.clone())
-        .collect();
-    for n in names {
-        if !have.contains(n) {
-            bail!("no interface '{n}' (there are: {})", have.join(", "));
-        }
-    }
-    if let linerate_probe::Probed::Value(list) = &mut snapshot.interfaces {
-        list.retain(|i| names.contains(&i.name));
-    }
-    Ok(())
 }

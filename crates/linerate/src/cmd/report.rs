@@ -7,10 +7,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use linerate_report::ReportInput;
-use linerate_report::groups::{self, Group, MIN_REPETITIONS};
-use linerate_report::verdicts;
-use linerate_store::{RunFilter, RunId};
+use linerate_report::select::Selection;
+use linerate_store::RunId;
 
 use super::history::DbArgs;
 use crate::output;
@@ -128,104 +126,30 @@ fn write(args: &Args) -> anyhow::Result<(Vec<RunId>, Vec<serde_json::Value>)> {
     let store = args.db.open_existing()?;
     let confidence = linerate_stats::Confidence::new(args.confidence)
         .map_err(|e| anyhow::anyhow!("--confidence: {e}"))?;
-    let mut kind = None;
-    let (groups, title) = if let Some(exp) = &args.experiment {
-        let found = groups::experiment_groups(&store, exp)?;
-        kind = Some(linerate_stats::comparison::SampleKind::PerRepetition);
-        if let Some(why) = found.shortfall() {
-            crate::output::warn(&format!(
-                "{why}: the report shows the runs, and compares only variants with {} or more",
-                MIN_REPETITIONS
-            ));
-        }
-        let title = match found.experiment.status {
-            linerate_store::ExperimentStatus::Complete
-            | linerate_store::ExperimentStatus::Unknown => {
-                format!("Experiment {}", found.experiment.id)
-            }
-            status => format!("Experiment {} ({status})", found.experiment.id),
-        };
-        (found.groups, title)
+    let selection = if let Some(exp) = &args.experiment {
+        Selection::Experiment(exp)
     } else if args.last.is_some() || args.since.is_some() || args.peer.is_some() {
-        let since = args
-            .since
-            .map(|d| now() - i64::try_from(d.as_std().as_secs()).unwrap_or(i64::MAX / 2));
-        let listed = store.list(&RunFilter {
+        Selection::Listing {
             last: args.last,
-            since,
-            peer: args.peer.clone(),
-            ..RunFilter::default()
-        })?;
-        let mut what = match (args.last, &args.since) {
-            (Some(n), _) => format!("The last {n} runs"),
-            (None, Some(_)) => format!(
-                "Runs since {}",
-                linerate_report::format::utc(since.unwrap_or_default())
-            ),
-            (None, None) => "Runs".to_owned(),
-        };
-        if let Some(p) = &args.peer {
-            what.push_str(&format!(" to {p}"));
-        }
-        if listed.is_empty() {
-            anyhow::bail!("{what}: none in {}", store.path().display());
-        }
-        let ids: Vec<Vec<RunId>> = listed.iter().map(|r| vec![r.id]).collect();
-        (
-            groups::load_groups(&store, &ids)?,
-            format!("{what} ({})", listed.len()),
-        )
-    } else {
-        let ids = groups::parse_groups(&args.runs)?;
-        (
-            groups::load_groups(&store, &ids)?,
-            "linerate report".to_owned(),
-        )
-    };
-    // The last N runs may be anything (tcp and udp, other peers): only runs the user chose,
-    // or an experiment's variants, are compared.
-    let listing = args.last.is_some() || args.since.is_some() || args.peer.is_some();
-    let comparison = if listing {
-        None
-    } else if kind.is_some() {
-        // An experiment: its variants with enough repetitions, one value per repetition.
-        let comparable: Vec<Group> = groups
-            .iter()
-            .filter(|g| g.runs.len() >= MIN_REPETITIONS)
-            .cloned()
-            .collect();
-        match comparable.first() {
-            Some(b) if Some(&b.label) == groups.first().map(|g| &g.label) => {
-                verdicts::compare_groups(&comparable, confidence, kind)?
-            }
-            _ => None,
+            since: args
+                .since
+                .map(|d| now() - i64::try_from(d.as_std().as_secs()).unwrap_or(i64::MAX / 2)),
+            peer: args.peer.as_deref(),
         }
     } else {
-        verdicts::compare_groups(&groups, confidence, None)?
+        Selection::Runs(&args.runs)
     };
-    let comparison_title = match (&args.experiment, groups.first()) {
-        (Some(_), Some(base)) => format!("Variants compared with {}", base.label),
-        (None, Some(base)) => format!("Runs compared with {}", base.label),
-        _ => String::new(),
-    };
-    let runs = groups
-        .iter()
-        .flat_map(|g| g.runs.iter().cloned())
-        .collect::<Vec<_>>();
-    let input = ReportInput {
-        title: args.title.clone().unwrap_or(title),
-        generated_at: now(),
-        database: Some(store.path().display().to_string()),
-        comparison: comparison.as_ref().map(|c| c.for_report(&comparison_title)),
-        sweep: if listing {
-            history(&groups)
-        } else {
-            verdicts::sweep(&groups, comparison.as_ref())
-        },
-        runs,
-        max_run_charts: 24,
-        profiles: profiles_section(&store, args, &groups)?,
-    };
+    let selected = linerate_report::select::report_input(
+        &store,
+        selection,
+        confidence,
+        args.title.clone(),
+        now(),
+    )?;
+    for w in &selected.warnings {
+        crate::output::warn(w);
+    }
+    let input = selected.input;
     let report = linerate_report::build(&input)?;
     let mut written = Vec::new();
     if let Some(path) = &args.output {
@@ -258,64 +182,4 @@ fn now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
-}
-
-/// The profiles stored with an experiment's runs (`lab run --profile`): the share changes per
-/// variant and the differential flame graphs.
-fn profiles_section(
-    store: &linerate_store::Store,
-    args: &Args,
-    groups: &[Group],
-) -> anyhow::Result<Option<linerate_report::Profiles>> {
-    use crate::cmd::compare::profiles;
-    if args.experiment.is_none() {
-        return Ok(None);
-    }
-    let confidence = linerate_stats::Confidence::new(args.confidence)?;
-    let stored = profiles::load(store, groups)?;
-    let Some(changes) = profiles::changes(&stored, confidence) else {
-        return Ok(None);
-    };
-    let graphs = profiles::diff_flamegraphs(&stored)?
-        .into_iter()
-        .map(|(variant, svg)| linerate_report::FlameGraph {
-            title: format!("{variant} against {}", stored[0].label),
-            svg: String::from_utf8_lossy(&svg).into_owned(),
-        })
-        .collect();
-    Ok(Some(linerate_report::Profiles {
-        text: profiles::text(&changes, confidence),
-        graphs,
-    }))
-}
-
-/// A path's history: each run's value (in the metric the runs share: receiver-side
-/// throughput unless they are all pps or all rr runs) against the hours since the first run
-/// listed (drawn as the sweep chart is).
-fn history(groups: &[Group]) -> Option<linerate_report::Sweep> {
-    let runs: Vec<&linerate_store::RunRecord> = groups
-        .iter()
-        .flat_map(|g| g.runs.iter().map(|(_, r)| r))
-        .collect();
-    let first = runs.iter().map(|r| r.started_at).min()?;
-    if runs.len() < 2 {
-        return None;
-    }
-    let metric = linerate_report::groups::metric(groups);
-    let mut points: Vec<linerate_report::SweepPoint> = runs
-        .iter()
-        .filter_map(|r| {
-            Some(linerate_report::SweepPoint {
-                x: (r.started_at - first) as f64 / 3600.0,
-                mean: metric.value(r).ok().flatten()?,
-                ci: None,
-            })
-        })
-        .collect();
-    points.sort_by(|a, b| a.x.total_cmp(&b.x));
-    Some(linerate_report::Sweep {
-        label: format!("hours since {}", linerate_report::format::utc(first)),
-        metric,
-        series: vec![linerate_report::SweepSeries::single(points)],
-    })
 }

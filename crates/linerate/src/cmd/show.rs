@@ -29,7 +29,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let store = args.db.open_existing()?;
     let run = store.run(args.run)?;
     if args.json {
-        output::print_json(&text::document(args.run, &run))?;
+        output::print_json(&run.document_with_context(args.run))?;
     } else {
         output::print_text(&format::printable(&text::render(args.run, &run)))?;
     }

@@ -2,15 +2,15 @@
 //! same errors and exit codes (current FreeBSD where it differs from Debian's 2015 package),
 //! plus `--json` and `--test mann-whitney`.
 
-mod input;
-mod json;
 mod options;
 
 use std::ffi::OsString;
 use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
+use linerate_report::format;
 use linerate_stats::ministat::{self, Dataset, Test};
+use linerate_stats::sets::{SetError, read_sets};
 
 use crate::output::print_json;
 
@@ -108,13 +108,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let settings = options::Settings::from_args(&args)?;
     // A long read (a pipe) stopped by Ctrl-C still gives the statistics of what was read.
     let stop = crate::stop::Stop::install()?;
-    let sets = input::read_sets(&args.files, &settings.format, &stop);
+    let sets = read_sets(&args.files, &settings.format, stop.flag()).map_err(|e| match e {
+        // A token is quoted only so far: a binary or endless line does not flood the terminal.
+        SetError::Invalid { name, line, token } => anyhow::anyhow!(
+            "Invalid data on line {line} in {name} (\"{}\" is not a number)",
+            format::excerpt(&token, format::EXCERPT_CHARS)
+        ),
+        e => e.into(),
+    });
     let stopped = stop.signal();
     let sets = match (sets, stopped) {
         (Ok(sets), _) => sets,
         (Err(e), Some(sig)) => {
             eprintln!(
-                "linerate: {e:#} ({} stopped the read before enough data came)",
+                "linerate: {} ({} stopped the read before enough data came)",
+                crate::output::render_error(&e),
                 crate::stop::name(sig)
             );
             return Ok(crate::stop::exit_code(sig));
@@ -129,7 +137,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         })
         .collect();
     if args.json {
-        print_json(&json::report(&datasets, &settings.render))?;
+        print_json(&ministat::json::report(&datasets, &settings.render))?;
     } else {
         // Streamed: the plot of millions of points has millions of rows.
         let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());

@@ -138,7 +138,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if !live_action {
             bail!("--set needs --apply, --dry-run or --persist");
         }
-        let pairs = parse_pairs(&args.set)?;
+        let pairs = linerate_tuning::apply::parse_set(&args.set)?;
         return backend::act(&args, &pairs, true, None);
     }
     let ctx = context(&args);
@@ -185,26 +185,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         output::print_text(&text)?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn parse_pairs(items: &[String]) -> anyhow::Result<Vec<(String, String)>> {
-    items
-        .iter()
-        .map(|item| match item.split_once('=') {
-            // A line break would add a line of its own to the persisted drop-in.
-            _ if item.chars().any(|c| c.is_control() && c != '\t') => {
-                bail!("--set {item:?}: control characters (line breaks) are not allowed")
-            }
-            Some((k, v))
-                if !k.trim().is_empty()
-                    && !k.trim().contains(char::is_whitespace)
-                    && !v.trim().is_empty() =>
-            {
-                Ok((k.trim().replace('/', "."), v.trim().to_string()))
-            }
-            _ => bail!("--set {item}: expected KEY=VALUE, e.g. --set net.ipv4.tcp_mtu_probing=1"),
-        })
-        .collect()
 }
 
 pub(crate) fn context(args: &Args) -> Context {

@@ -2,7 +2,7 @@
 //! the vpn rules (`linerate_tuning::vpn`), which judge the host's settings against it.
 
 use anyhow::Context as _;
-use linerate_store::{RunFilter, Store};
+use linerate_store::Store;
 use linerate_tuning::vpn::{TunnelRecord, TunnelRun};
 use serde::Deserialize as _;
 
@@ -11,34 +11,20 @@ const RUNS_SEARCHED: usize = 500;
 
 /// The newest run in `store` that went through a tunnel (among the newest [`RUNS_SEARCHED`]).
 pub fn newest_tunnel_run(store: &Store) -> anyhow::Result<Option<TunnelRun>> {
-    let listed = store.list(&RunFilter {
-        last: Some(RUNS_SEARCHED),
-        ..RunFilter::default()
+    let Some((listing, tunnel)) = store.newest_with_object("/linerate/tunnel", RUNS_SEARCHED)?
+    else {
+        return Ok(None);
+    };
+    let record = TunnelRecord::deserialize(&tunnel).with_context(|| {
+        format!(
+            "stored run {}: its linerate.tunnel object does not read as a tunnel",
+            listing.id
+        )
     })?;
-    let mut newest: Option<(i64, linerate_store::RunId, TunnelRecord)> = None;
-    for l in listed {
-        if newest
-            .as_ref()
-            .is_some_and(|(at, id, _)| (*at, *id) >= (l.started_at, l.id))
-        {
-            continue;
-        }
-        let run = store.run(l.id)?;
-        let tunnel = &run.document["linerate"]["tunnel"];
-        if tunnel.is_object() {
-            let record = TunnelRecord::deserialize(tunnel).with_context(|| {
-                format!(
-                    "stored run {}: its linerate.tunnel object does not read as a tunnel",
-                    l.id
-                )
-            })?;
-            newest = Some((l.started_at, l.id, record));
-        }
-    }
-    Ok(newest.map(|(started_at, id, tunnel)| TunnelRun {
-        id: id.0,
-        started: linerate_report::format::utc(started_at),
-        tunnel,
+    Ok(Some(TunnelRun {
+        id: listing.id.0,
+        started: linerate_report::format::utc(listing.started_at),
+        tunnel: record,
     }))
 }
 

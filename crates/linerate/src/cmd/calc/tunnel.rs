@@ -1,6 +1,6 @@
 //! `linerate calc tunnel`: inner MTU, TCP MSS and efficiency through a stack of encapsulations.
 
-use linerate_calc::tunnel::{self, Encap, EncapSpec, IpVersion, TunnelReport};
+use linerate_calc::tunnel::{self, EncapSpec, IpVersion, TunnelReport};
 use linerate_units::{BitRate, ByteSize};
 
 use super::format::{Align, Table};
@@ -66,49 +66,10 @@ impl From<Ip> for IpVersion {
     }
 }
 
-/// One encapsulation in `--list`.
-#[derive(Debug, serde::Serialize)]
-struct ListEntry {
-    name: Encap,
-    bytes_ipv4: Option<u64>,
-    bytes_ipv6: Option<u64>,
-    bytes: Option<u64>,
-    reduces_mtu: bool,
-    parts: Vec<tunnel::HeaderPart>,
-    assumes: &'static str,
-    source: &'static str,
-}
-
-#[derive(Debug, serde::Serialize)]
-struct List {
-    encapsulations: Vec<ListEntry>,
-}
-
-fn list() -> List {
-    List {
-        encapsulations: Encap::ALL
-            .iter()
-            .map(|&e| {
-                let ip = e.has_outer_ip();
-                ListEntry {
-                    name: e,
-                    bytes_ipv4: ip.then(|| e.header_bytes(IpVersion::Ipv4)),
-                    bytes_ipv6: ip.then(|| e.header_bytes(IpVersion::Ipv6)),
-                    bytes: (!ip).then(|| e.header_bytes(IpVersion::Ipv4)),
-                    reduces_mtu: e.reduces_mtu(),
-                    parts: e.parts(IpVersion::Ipv4),
-                    assumes: e.assumes(),
-                    source: e.source(),
-                }
-            })
-            .collect(),
-    }
-}
-
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let json = args.output.json;
     if args.list {
-        let list = list();
+        let list = tunnel::list();
         return if json {
             super::print_json("linerate.calc.tunnel-list/1", &list)
         } else {
@@ -136,7 +97,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }
 }
 
-fn render_list(list: &List) -> String {
+fn render_list(list: &tunnel::List) -> String {
     let mut t = Table::new(
         &[
             "encapsulation",

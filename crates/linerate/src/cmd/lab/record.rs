@@ -19,17 +19,7 @@ pub fn begin(args: &StoreRunArgs, exp: &LabExperiment) -> anyhow::Result<Recorde
 
 /// A run's profile as the store keeps it.
 pub fn profile(p: &linerate_profile::Captured, frequency_hz: u64) -> anyhow::Result<RunProfile> {
-    Ok(RunProfile {
-        event: p.event.name().to_owned(),
-        frequency_hz,
-        samples: p.folded.samples(),
-        breakdown: p
-            .attribution
-            .breakdown()
-            .to_stored()
-            .context("the run's profile")?,
-        folded: p.folded.text(),
-    })
+    linerate_lab::profiled::stored(p, frequency_hz).context("the run's profile")
 }
 
 /// The closing lines of a finished experiment: where it is stored and what to run next.

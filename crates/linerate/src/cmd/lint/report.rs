@@ -1,87 +1,12 @@
-//! Rendering findings for people (grouped by file, worst first within a line order) and the
-//! `--fail-on` threshold shared by `lint` and `audit`.
+//! Rendering findings for people (grouped by file, worst first within a line order), shared by
+//! `lint` and `audit`; their order, counts and `--fail-on` threshold are
+//! `linerate_tuning::finding`'s.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::str::FromStr;
 
 use linerate_report::format;
-use linerate_tuning::{Finding, Severity};
-
-/// The severity at or above which the command exits 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FailOn {
-    /// At this severity or worse.
-    At(Severity),
-    /// Never.
-    Never,
-}
-
-impl FromStr for FailOn {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "error" => Ok(FailOn::At(Severity::Error)),
-            "warning" => Ok(FailOn::At(Severity::Warning)),
-            "info" => Ok(FailOn::At(Severity::Info)),
-            "never" => Ok(FailOn::Never),
-            _ => Err(format!("`{s}`: expected error, warning, info or never")),
-        }
-    }
-}
-
-impl FailOn {
-    /// Whether `findings` trip the threshold.
-    pub fn tripped(self, findings: &[Finding]) -> bool {
-        match self {
-            FailOn::Never => false,
-            FailOn::At(min) => findings.iter().any(|f| f.severity >= min),
-        }
-    }
-}
-
-/// Counts by severity.
-#[derive(Debug, Default, serde::Serialize)]
-pub struct Summary {
-    /// Errors.
-    pub error: usize,
-    /// Warnings.
-    pub warning: usize,
-    /// Infos.
-    pub info: usize,
-    /// Counts by rule id.
-    pub by_rule: BTreeMap<String, usize>,
-}
-
-impl Summary {
-    /// Counts `findings`.
-    pub fn of(findings: &[Finding]) -> Summary {
-        let mut s = Summary::default();
-        for f in findings {
-            match f.severity {
-                Severity::Error => s.error += 1,
-                Severity::Warning => s.warning += 1,
-                Severity::Info => s.info += 1,
-            }
-            *s.by_rule.entry(f.rule.clone()).or_default() += 1;
-        }
-        s
-    }
-}
-
-/// Sorts findings by file, then line, then severity (worst first).
-pub fn sort(findings: &mut [Finding]) {
-    findings.sort_by(|a, b| {
-        let key = |f: &Finding| {
-            (
-                f.location.as_ref().map(|l| l.source.clone()),
-                f.location.as_ref().and_then(|l| l.line),
-            )
-        };
-        key(a).cmp(&key(b)).then(b.severity.cmp(&a.severity))
-    });
-}
+use linerate_tuning::Finding;
+use linerate_tuning::finding::Summary;
 
 /// Human rendering: one block per file, one finding per two lines.
 pub fn render(findings: &[Finding], unlocated_title: &str) -> String {

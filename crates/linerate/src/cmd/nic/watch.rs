@@ -4,11 +4,9 @@
 use std::fmt::Write as _;
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
-use std::time::Instant;
 
-use anyhow::bail;
-use linerate_probe::watch::{self, Direction, Interval, Sampler, Status};
-use linerate_probe::{ProbeRoots, interface};
+use linerate_probe::watch::{self, Direction, Interval, Sampler, Schedule, Status};
+use linerate_probe::{ProbeRoots, check_names, interface};
 use linerate_units::human::{Digits, Human};
 use linerate_units::{BitRate, PacketRate};
 
@@ -27,78 +25,50 @@ struct StreamLine<'a> {
 pub fn run(args: &Args, roots: ProbeRoots) -> anyhow::Result<ExitCode> {
     if !args.interfaces.is_empty() {
         let have = interface::list(&roots).map_err(anyhow::Error::msg)?;
-        for n in &args.interfaces {
-            if !have.contains(n) {
-                bail!("no interface '{n}' (there are: {})", have.join(", "));
-            }
-        }
+        check_names(&args.interfaces, &have)?;
     }
     let stop = crate::stop::Stop::install()?;
-    let interval = args.interval.as_std();
     let screen = !args.json_stream && io::stdout().is_terminal();
     let sampler = Sampler::new(roots, args.interfaces.clone());
-    let start = Instant::now();
-    let end = args.duration.map(|d| start + d.as_std());
-    let mut prev = sampler.sample();
+    let schedule = Schedule {
+        interval: args.interval.as_std(),
+        count: args.count,
+        duration: args.duration.map(|d| d.as_std()),
+    };
     let mut out = io::stdout().lock();
-    let mut n: u64 = 0;
-    let mut due = start + interval;
-    loop {
-        if args.count.is_some_and(|c| n >= c) {
-            break;
-        }
-        let at = end.map_or(due, |e| due.min(e));
-        if !stop.sleep_until(at) {
-            break;
-        }
-        let cur = sampler.sample();
-        let rates = watch::rates(&prev, &cur);
-        n += 1;
-        let elapsed = start.elapsed().as_secs_f64();
+    let each = |n: u64, elapsed: f64, rates: &Interval| -> anyhow::Result<()> {
         if args.json_stream {
             let line = StreamLine {
                 schema: watch::SCHEMA,
                 sample: n,
                 elapsed_seconds: elapsed,
-                interval: &rates,
+                interval: rates,
             };
             serde_json::to_writer(&mut out, &line)?;
             out.write_all(b"\n")?;
         } else if screen {
-            let frame = screen_frame(&rates, n, args.count, args.interval, elapsed);
+            let frame = screen_frame(rates, n, args.count, args.interval, elapsed);
             // Home the cursor and clear the screen, then draw: top-like refresh in place.
             write!(out, "\x1b[H\x1b[2J{frame}")?;
         } else {
-            writeln!(out, "{}", line(&rates, elapsed))?;
+            writeln!(out, "{}", line(rates, elapsed))?;
         }
         out.flush()?;
-        prev = cur;
-        if end.is_some_and(|e| at >= e) {
-            break;
-        }
-        due = next_due(due, Instant::now(), interval);
-    }
-    drop(out);
+        Ok(())
+    };
+    let (n, seconds) = watch::run(&sampler, schedule, |at| stop.sleep_until(at), each)?;
     match stop.signal() {
         // Stopped by a signal: the samples shown are the result; say how many, on stderr so
         // a JSON stream stays clean.
         Some(sig) => {
             eprintln!(
-                "linerate: {} stopped the watch after {n} interval(s), {:.1} s",
+                "linerate: {} stopped the watch after {n} interval(s), {seconds:.1} s",
                 crate::stop::name(sig),
-                start.elapsed().as_secs_f64()
             );
             Ok(crate::stop::exit_code(sig))
         }
         None => Ok(ExitCode::SUCCESS),
     }
-}
-
-/// When the sample after the one `due` at should be taken, seen at `now`: one interval later,
-/// keeping the cadence; but after a stall (the process woke late) at least half an interval
-/// from now, so the next rates are not measured over a few microseconds.
-fn next_due(due: Instant, now: Instant, interval: std::time::Duration) -> Instant {
-    (due + interval).max(now + interval / 2)
 }
 
 /// How a watch column prints a rate: two decimals once a prefix scales it, whole counts below
@@ -287,19 +257,6 @@ fn screen_frame(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_late_sample_does_not_make_the_next_interval_tiny() {
-        let t0 = Instant::now();
-        let second = std::time::Duration::from_secs(1);
-        // On time (or a little late): the cadence holds.
-        assert_eq!(next_due(t0, t0, second), t0 + second);
-        let a_little = std::time::Duration::from_millis(200);
-        assert_eq!(next_due(t0, t0 + a_little, second), t0 + second);
-        // A whole interval late: the next sample is half an interval away, not due at once.
-        let late = t0 + second + std::time::Duration::from_millis(10);
-        assert_eq!(next_due(t0, late, second), late + second / 2);
-    }
 
     #[test]
     fn compact_numbers() {

@@ -34,7 +34,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let target = args.pid.map_or(Target::System, Target::Process);
     let cpus = match &args.cpu {
         None => cpus::online_cpus()?,
-        Some(list) => chosen_cpus(list, &cpus::online_cpus()?)?,
+        Some(list) => cpus::chosen(list, &cpus::online_cpus()?)?,
     };
     let command = args.command.split_first().map(|(prog, rest)| {
         let mut c = Command::new(prog);
@@ -98,25 +98,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// The CPUs of `--cpu LIST`, each of which must be online.
-fn chosen_cpus(list: &str, online: &[u32]) -> anyhow::Result<Vec<u32>> {
-    let mut cpus = cpus::parse_cpu_list(list)
-        .map_err(|e| anyhow::anyhow!("--cpu {list:?}: {e} (a list such as 0 or 0-3,6)"))?;
-    cpus.sort_unstable();
-    cpus.dedup();
-    if let Some(c) = cpus.iter().find(|c| !online.contains(c)) {
-        anyhow::bail!(
-            "--cpu {list}: CPU {c} is not online (online: {})",
-            online
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(",")
-        );
-    }
-    Ok(cpus)
-}
-
 fn write_outputs(args: &Args, folded: &Folded) -> anyhow::Result<()> {
     if let Some(path) = &args.folded {
         linerate_sys::atomic_write(path, folded.text().as_bytes())
@@ -168,24 +149,4 @@ fn text(r: &Report) -> String {
         );
     }
     String::from_utf8_lossy(&out).into_owned()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::chosen_cpus;
-
-    #[test]
-    fn chosen_cpus_must_be_online() {
-        assert_eq!(chosen_cpus("1,0,1", &[0, 1]).expect("valid"), vec![0, 1]);
-        let e = chosen_cpus("0-2", &[0, 1]).expect_err("cpu 2 offline");
-        assert!(
-            e.to_string().contains("CPU 2 is not online (online: 0,1)"),
-            "{e}"
-        );
-        let e = chosen_cpus("a", &[0]).expect_err("bad");
-        assert_eq!(
-            e.to_string(),
-            "--cpu \"a\": invalid digit found in string (a list such as 0 or 0-3,6)"
-        );
-    }
 }

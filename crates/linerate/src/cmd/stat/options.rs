@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 use anyhow::bail;
 use linerate_stats::Confidence;
 use linerate_stats::ministat::{DEFAULT_WIDTH, Options};
-use linerate_stats::read::{Format, parse_c_double};
+use linerate_stats::read::{Format, c_int, c_long_prefix, parse_c_double};
 
 use super::Args;
 
@@ -101,56 +101,6 @@ fn confidence(text: &str) -> anyhow::Result<Confidence> {
     })
 }
 
-/// C's `(int)strtol(text, &end, 10)` when all of `text` is used, else `None`.
-///
-/// Leading white space and a sign are allowed; an empty string is 0; out-of-range values
-/// saturate to the `long` range and are then truncated to `int`, as ministat's assignment does.
-fn c_int(text: &str) -> Option<i32> {
-    let bytes = text.as_bytes();
-    if bytes.is_empty() {
-        return Some(0);
-    }
-    let (value, used) = c_long_prefix(bytes);
-    (used == bytes.len()).then_some(value as i32)
-}
-
-/// Parses the longest `strtol` prefix: returns the saturated value and the bytes consumed (0 if
-/// no digits, as `strtol` then sets `end` to the start).
-fn c_long_prefix(bytes: &[u8]) -> (i64, usize) {
-    let mut position = 0;
-    while position < bytes.len()
-        && matches!(bytes[position], b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
-    {
-        position += 1;
-    }
-    let negative = match bytes.get(position) {
-        Some(b'-') => {
-            position += 1;
-            true
-        }
-        Some(b'+') => {
-            position += 1;
-            false
-        }
-        _ => false,
-    };
-    let digits_start = position;
-    let mut value: i64 = 0;
-    while let Some(digit) = bytes.get(position).filter(|b| b.is_ascii_digit()) {
-        let digit = i64::from(digit - b'0');
-        value = if negative {
-            value.saturating_mul(10).saturating_sub(digit)
-        } else {
-            value.saturating_mul(10).saturating_add(digit)
-        };
-        position += 1;
-    }
-    if position == digits_start {
-        return (0, 0);
-    }
-    (value, position)
-}
-
 /// The plot width ministat picks: 74, or on a terminal `$COLUMNS` (as `atoi` reads it) or the
 /// window width − 2.
 fn terminal_width() -> usize {
@@ -173,19 +123,6 @@ fn terminal_width() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn strtol_rules() {
-        assert_eq!(c_int("3"), Some(3));
-        assert_eq!(c_int(" +7"), Some(7));
-        assert_eq!(c_int("-2"), Some(-2));
-        assert_eq!(c_int(""), Some(0));
-        assert_eq!(c_int("3x"), None);
-        assert_eq!(c_int("x"), None);
-        assert_eq!(c_int(" "), None);
-        assert_eq!(c_int("4294967297"), Some(1));
-        assert_eq!(c_int("99999999999999999999"), Some(-1));
-    }
 
     #[test]
     fn confidence_rules() {

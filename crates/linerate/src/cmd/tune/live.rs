@@ -63,16 +63,7 @@ pub fn act(
                 .into_iter()
                 .map(|f| f.content)
                 .collect::<String>(),
-            None => {
-                let mut c = format!(
-                    "# {}\n# Written by linerate tune --persist --set.\n",
-                    render::SYSCTL_D_PATH
-                );
-                for (k, v) in pairs {
-                    let _ = writeln!(c, "{k} = {v}");
-                }
-                c
-            }
+            None => render::sysctl_d_for_pairs(pairs),
         };
         let path = apply::persist(&args.sysctl_dir, &content).map_err(|e| {
             anyhow::anyhow!(

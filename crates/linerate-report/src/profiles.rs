@@ -1,16 +1,49 @@
 //! The profiles stored with an experiment's runs (`lab run --profile`), compared per variant
 //! against the baseline (by `linerate-profile`): the functions and subsystems whose share of
 //! the CPU samples changed, with a confidence from the repetitions, rendered as text, and
-//! differential flame graphs (shared by `compare` and `report`).
+//! differential flame graphs (shared by `compare` and `report`; [`section`] is the report's).
 
-use anyhow::Context as _;
 use linerate_profile::shares::ShareChange;
-use linerate_profile::{Breakdown, Folded};
+use linerate_profile::{Breakdown, Folded, FoldedError, ProfileError};
 use linerate_stats::Confidence;
-use linerate_store::Store;
+use linerate_store::{RunId, Store, StoreError};
 
 pub use linerate_profile::variants::{GroupProfiles, VariantChanges, changes};
-use linerate_report::groups::Group;
+
+use crate::groups::Group;
+use crate::{FlameGraph, Profiles, ReportError};
+
+/// Why stored profiles could not be read or drawn.
+#[derive(Debug, thiserror::Error)]
+pub enum ProfilesError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A run's folded stacks do not parse.
+    #[error("run {run}'s stored profile: {source}")]
+    Folded {
+        /// The run.
+        run: RunId,
+        /// What is wrong.
+        source: FoldedError,
+    },
+    /// A run's stored breakdown does not read.
+    #[error("run {run}'s stored profile: {source}")]
+    Breakdown {
+        /// The run.
+        run: RunId,
+        /// What is wrong.
+        source: ProfileError,
+    },
+    /// A variant's differential flame graph could not be drawn.
+    #[error("the differential flame graph of {variant}: {source}")]
+    Flame {
+        /// The variant.
+        variant: String,
+        /// What is wrong.
+        source: ReportError,
+    },
+}
 
 /// How many changed functions a variant lists in text.
 pub const SHOWN: usize = 8;
@@ -19,7 +52,10 @@ pub const SHOWN: usize = 8;
 const NAME_WIDTH: usize = 48;
 
 /// The stored profiles of each group (empty lists where runs were not profiled).
-pub fn load(store: &Store, groups: &[Group]) -> anyhow::Result<Vec<GroupProfiles>> {
+///
+/// # Errors
+/// The store's, or a stored profile that does not read.
+pub fn load(store: &Store, groups: &[Group]) -> Result<Vec<GroupProfiles>, ProfilesError> {
     groups
         .iter()
         .map(|g| {
@@ -32,9 +68,9 @@ pub fn load(store: &Store, groups: &[Group]) -> anyhow::Result<Vec<GroupProfiles
                     continue;
                 };
                 let folded = Folded::parse(&p.folded)
-                    .map_err(|e| anyhow::anyhow!("run {id}'s stored profile: {e}"))?;
+                    .map_err(|source| ProfilesError::Folded { run: *id, source })?;
                 let breakdown = Breakdown::from_stored(&p.breakdown)
-                    .with_context(|| format!("run {id}'s stored profile"))?;
+                    .map_err(|source| ProfilesError::Breakdown { run: *id, source })?;
                 out.folded.push(folded);
                 out.breakdowns.push(breakdown);
                 out.event.get_or_insert(p.event);
@@ -110,7 +146,12 @@ fn shorten(name: &str, max: usize) -> String {
 
 /// The differential flame graph of each variant against the baseline (all runs of a side
 /// merged, the baseline scaled to the variant's sample count): `(variant, svg)`.
-pub fn diff_flamegraphs(profiles: &[GroupProfiles]) -> anyhow::Result<Vec<(String, Vec<u8>)>> {
+///
+/// # Errors
+/// A graph that cannot be drawn.
+pub fn diff_flamegraphs(
+    profiles: &[GroupProfiles],
+) -> Result<Vec<(String, Vec<u8>)>, ProfilesError> {
     let Some((base, rest)) = profiles.split_first() else {
         return Ok(Vec::new());
     };
@@ -119,11 +160,43 @@ pub fn diff_flamegraphs(profiles: &[GroupProfiles]) -> anyhow::Result<Vec<(Strin
         .filter(|v| !v.folded.is_empty() && before.samples() > 0)
         .map(|v| {
             let title = format!("{} against {}", v.label, base.label);
-            let svg = linerate_report::flame::draw_diff(&before.text(), &v.merged().text(), &title)
-                .with_context(|| format!("the differential flame graph of {}", v.label))?;
+            let svg = crate::flame::draw_diff(&before.text(), &v.merged().text(), &title).map_err(
+                |source| ProfilesError::Flame {
+                    variant: v.label.clone(),
+                    source,
+                },
+            )?;
             Ok((v.label.clone(), svg))
         })
         .collect()
+}
+
+/// The report's section on the profiles stored with an experiment's runs (`lab run
+/// --profile`): the share changes per variant and the differential flame graphs; `None` when
+/// no run was profiled.
+///
+/// # Errors
+/// As [`load`] and [`diff_flamegraphs`].
+pub fn section(
+    store: &Store,
+    groups: &[Group],
+    confidence: Confidence,
+) -> Result<Option<Profiles>, ProfilesError> {
+    let stored = load(store, groups)?;
+    let Some(changes) = changes(&stored, confidence) else {
+        return Ok(None);
+    };
+    let graphs = diff_flamegraphs(&stored)?
+        .into_iter()
+        .map(|(variant, svg)| FlameGraph {
+            title: format!("{variant} against {}", stored[0].label),
+            svg: String::from_utf8_lossy(&svg).into_owned(),
+        })
+        .collect();
+    Ok(Some(Profiles {
+        text: text(&changes, confidence),
+        graphs,
+    }))
 }
 
 /// A file name for a variant's graph: its label with anything but `[A-Za-z0-9._-]` replaced.

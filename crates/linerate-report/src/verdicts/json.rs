@@ -1,8 +1,9 @@
-//! `linerate compare --json`: the comparison as a document (schema `linerate.compare/1`),
+//! The comparison as a document (`linerate compare --json`, schema `linerate.compare/1`),
 //! values in the metric's base unit (`unit`: `bit/s`, `packet/s` or `transaction/s`).
 
-use linerate_report::verdicts::Outcome;
 use linerate_stats::comparison::{self, TestOutcome};
+
+use super::Outcome;
 
 /// The JSON document of a comparison.
 pub fn document(outcome: &Outcome) -> serde_json::Value {

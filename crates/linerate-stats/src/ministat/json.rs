@@ -1,16 +1,17 @@
-//! `linerate stat --json`: every number of the text output, the test used and the confidence.
-//! Schema `linerate.stat/1`; NaN (for example the stddev of identical values' mean noise, or
-//! an undefined ratio) is written as `null`.
+//! ministat's output as a document (`linerate stat --json`): every number of the text
+//! output, the test used and the confidence. Schema `linerate.stat/1`; NaN (for example the
+//! stddev of identical values' mean noise, or an undefined ratio) is written as `null`.
 
-use linerate_stats::comparison::TestOutcome;
-use linerate_stats::ministat::{Dataset, Options, Test, compare_sets};
-use linerate_stats::rank::MannWhitney;
-use linerate_stats::{Comparison, Summary};
+use crate::comparison::TestOutcome;
+use crate::ministat::{Dataset, Options, Test, compare_sets};
+use crate::rank::MannWhitney;
+use crate::{Comparison, Summary};
 use serde::Serialize;
 
 /// The schema name and version.
 pub const SCHEMA: &str = "linerate.stat/1";
 
+/// The document.
 #[derive(Debug, Serialize)]
 pub struct Report {
     schema: &'static str,
@@ -44,8 +45,9 @@ struct ComparisonReport {
     mann_whitney: Option<MannWhitney>,
 }
 
+/// The document of `sets` compared as `options` say.
 pub fn report(sets: &[Dataset<'_>], options: &Options) -> Report {
-    let symbols = linerate_stats::ministat::SYMBOLS;
+    let symbols = crate::ministat::SYMBOLS;
     let mut comparisons = Vec::new();
     if options.compare {
         if let Some(first) = sets.first() {
