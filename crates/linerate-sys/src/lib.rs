@@ -19,6 +19,7 @@
 //! | `socket` | socket options std and socket2 lack (TCP_INFO in each OS's layout; Linux: UDP GSO, forced buffers; FreeBSD: SO_REUSEPORT, SO_REUSEPORT_LB), `ppoll` | Linux, FreeBSD |
 //! | `ethtool` | the `SIOCETHTOOL` ioctl: driver, rings, channels, coalescing, features, RSS, stats; offload switches | Linux |
 //! | `netlink` | one netlink socket for route (links, addresses, routes, neighbours, qdiscs) and generic netlink (`netdev` queue stats) | Linux |
+//! | `netstat` | a namespace's UDP drop counters (`/proc/net/snmp`, `snmp6`) and interface counters (`/proc/net/dev`) | Linux |
 //! | `netns` | network namespaces: create, name, enter, run a closure inside, remove | Linux |
 //! | `packet` | AF_PACKET sockets bound to one interface, their drop counters | Linux |
 //! | `thread` | per-thread settings (timer slack) | Linux |
@@ -53,7 +54,7 @@ mod linux;
 
 #[cfg(target_os = "linux")]
 pub use linux::{
-    affinity, ethtool, netlink, netns, packet, perf, rxring, socket, thread, txring, xdp,
+    affinity, ethtool, netlink, netns, netstat, packet, perf, rxring, socket, thread, txring, xdp,
 };
 
 #[cfg(target_os = "freebsd")]

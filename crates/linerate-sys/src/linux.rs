@@ -5,6 +5,7 @@ pub mod affinity;
 pub mod ethtool;
 pub mod netlink;
 pub mod netns;
+pub mod netstat;
 pub mod packet;
 mod packet_ring;
 pub mod perf;
