@@ -15,7 +15,7 @@ use linerate_iperf3::evidence::{Evidence, Side};
 use linerate_iperf3::udp_limit::{
     LossCount, LossPlace, SettingChange, SideCpu, UdpLimit, UdpPrescription,
 };
-use linerate_units::BitRate;
+use linerate_units::{BitRate, ByteSize};
 
 /// Below this share of the offered rate, on average over the test, the receiver does not keep
 /// up: a larger buffer only delays the loss.
@@ -238,13 +238,7 @@ fn prescribe(
             let need = offered.bytes_in(gap).bytes();
             let buffer = need.max(MIN_BUFFER).next_power_of_two().min(MAX_BUFFER);
             let set = format!("net.core.rmem_max={buffer}");
-            let mut advice = vec![format!(
-                "the receiver's socket buffer overflowed {dropped} times: it fell behind for \
-                 {gap:.3} s in all; at the offered {offered} that is {need} bytes, so a receive \
-                 buffer of {buffer} bytes (-w {buffer} on the receiver, within \
-                 net.core.rmem_max) holds it",
-                offered = offered.human(),
-            )];
+            let mut advice = Vec::new();
             if !keeps_up {
                 advice.push(format!(
                     "the receiver drained {:.0} % of what was offered over the whole test: it \
@@ -255,6 +249,19 @@ fn prescribe(
                     c.received as f64 * 100.0 / c.sent.max(1) as f64
                 ));
             }
+            advice.push(format!(
+                "the receiver's socket buffer overflowed {dropped} times: it fell behind for \
+                 {gap:.3} s in all, {} at the offered {}; a receive buffer of {} (-w {buffer} \
+                 on the receiver, within net.core.rmem_max) would have held it{}",
+                ByteSize::from_bytes(need).human(),
+                offered.human(),
+                ByteSize::from_bytes(buffer).human(),
+                if keeps_up {
+                    ""
+                } else {
+                    " for this test's length, not a longer one's"
+                },
+            ));
             if pinned_busy {
                 advice.push(
                     "the receiving thread was ≥ 90 % of one core: the receiver is CPU-bound; \
