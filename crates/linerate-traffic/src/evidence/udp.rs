@@ -5,6 +5,10 @@
 
 use linerate_iperf3::udp_limit::UdpCounters;
 
+/// How long the last reading waits for datagrams still on their way in.
+#[cfg(target_os = "linux")]
+const SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// The counters read when the period began.
 #[derive(Debug)]
 pub(crate) struct UdpAcc {
@@ -37,10 +41,15 @@ impl UdpAcc {
 
     /// The period's deltas; `None` when either reading failed (or off Linux). Interfaces
     /// that moved no packet in the period are left out.
+    ///
+    /// The last reading waits [`SETTLE`] first: datagrams the peer sent before it ended the
+    /// test may still be queued on their way in (another CPU's backlog) when the receiving
+    /// thread stops, and the ones that then find its buffer full are this test's overflows.
     #[cfg(target_os = "linux")]
     pub(crate) fn finish(&self) -> Option<UdpCounters> {
         use linerate_iperf3::udp_limit::InterfaceDrops;
         let (u0, d0) = self.before.as_ref()?;
+        std::thread::sleep(SETTLE);
         let (u1, d1) = read()?;
         let interfaces = d1
             .iter()
