@@ -137,10 +137,7 @@ fn verdict(
             });
         }
     };
-    count(
-        LossPlace::ReceiverSocketBuffer,
-        ru.map(|u| u.rcvbuf_errors),
-    );
+    count(LossPlace::ReceiverSocketBuffer, ru.map(|u| u.rcvbuf_errors));
     count(LossPlace::SenderSocket, su.map(|u| u.sndbuf_errors));
     count(
         LossPlace::SenderInterface,
@@ -429,14 +426,18 @@ mod tests {
         let l = explain(&doc(1000, 100, ev)).unwrap();
         assert_eq!(l.place, LossPlace::Unknown);
         assert_eq!(l.unseen.len(), 1);
-        assert!(l.unseen[0].contains("the server is iperf3"), "{:?}", l.unseen);
+        assert!(
+            l.unseen[0].contains("the server is iperf3"),
+            "{:?}",
+            l.unseen
+        );
         assert_eq!(l.prescription, None);
     }
 
     #[test]
     fn tcp_tests_have_no_udp_verdict() {
-        let d = Document::from_value(&json!({"start": {"test_start": {"protocol": "TCP"}}}))
-            .unwrap();
+        let d =
+            Document::from_value(&json!({"start": {"test_start": {"protocol": "TCP"}}})).unwrap();
         assert_eq!(explain(&d), None);
     }
 }

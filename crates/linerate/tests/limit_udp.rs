@@ -105,5 +105,8 @@ fn a_small_receive_buffer_offered_twice_its_drain_is_the_receiver_socket_buffer(
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(text.contains("limit: receiver socket buffer"), "{text}");
-    assert!(text.contains("roll back: linerate tune --rollback"), "{text}");
+    assert!(
+        text.contains("roll back: linerate tune --rollback"),
+        "{text}"
+    );
 }

@@ -83,7 +83,11 @@ pub fn parse_snmp(text: &str) -> Option<UdpSnmp> {
     let names = lines.next()?;
     let values = lines.next()?;
     let mut c = UdpSnmp::default();
-    for (n, v) in names.split_whitespace().zip(values.split_whitespace()).skip(1) {
+    for (n, v) in names
+        .split_whitespace()
+        .zip(values.split_whitespace())
+        .skip(1)
+    {
         set(&mut c, n, v.parse().ok()?);
     }
     Some(c)
@@ -153,7 +157,10 @@ mod tests {
         assert_eq!(parse_snmp("Ip: 1 2\n"), None);
         assert_eq!(parse_snmp("Udp: InDatagrams\nUdp: many\n"), None);
         let six = parse_snmp6("Udp6InDatagrams  \t 5\nUdp6RcvbufErrors 2\nUdpLite6InErrors 9\n");
-        assert_eq!((six.in_datagrams, six.rcvbuf_errors, six.in_errors), (5, 2, 0));
+        assert_eq!(
+            (six.in_datagrams, six.rcvbuf_errors, six.in_errors),
+            (5, 2, 0)
+        );
     }
 
     #[test]

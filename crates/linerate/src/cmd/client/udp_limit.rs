@@ -88,10 +88,16 @@ mod tests {
         }))
         .unwrap();
         let t = render(&l);
-        assert!(t.contains("limit: receiver socket buffer — 400 of 1000"), "{t}");
+        assert!(
+            t.contains("limit: receiver socket buffer — 400 of 1000"),
+            "{t}"
+        );
         assert!(t.contains("400 datagrams (40.00 %)"), "{t}");
         assert!(t.contains("busiest stream thread 29 %"), "{t}");
-        assert!(t.contains("apply on the server: linerate tune --set"), "{t}");
+        assert!(
+            t.contains("apply on the server: linerate tune --set"),
+            "{t}"
+        );
         assert!(t.contains("roll back: linerate tune --rollback"), "{t}");
     }
 }
