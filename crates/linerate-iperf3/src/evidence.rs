@@ -116,7 +116,7 @@ pub struct Evidence {
     /// This side's namespace's UDP and interface drop counters over the period, read when
     /// the test has UDP streams (Linux).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub udp: Option<crate::udp_limit::UdpCounters>,
+    pub udp: Option<crate::udp_drops::UdpCounters>,
 }
 
 /// A stream and what it does on this side.

@@ -8,7 +8,7 @@
 //! - [`exchange`]: the control channel's parameters and results messages.
 //! - [`evidence`]: what a test samples to explain its rate (`linerate.evidence`, and a
 //!   linerate server's side in its results).
-//! - [`udp_limit`]: a UDP test's drop counters per side and the verdict on where its
+//! - [`udp_drops`], [`udp_limit`]: a UDP test's drop counters per side and the verdict on where its
 //!   datagrams were lost (`linerate.udp_limit`).
 //!
 //! The types follow what iperf3 writes, not one version of it: everything another version may
@@ -33,6 +33,7 @@ mod interval;
 pub mod linerate;
 mod start;
 pub mod stream;
+pub mod udp_drops;
 pub mod udp_limit;
 
 pub use document::Document;

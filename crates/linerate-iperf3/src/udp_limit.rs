@@ -1,46 +1,13 @@
-//! UDP's side of "why not line rate": the drop counters each side reads over the measured
-//! period ([`UdpCounters`], in its [`crate::evidence::Evidence`]'s `udp`), and the verdict
-//! built from them ([`UdpLimit`], the `linerate.udp_limit` object of a UDP test's document):
-//! where the lost datagrams went, with counts, each side's CPU, and the settings that lift
-//! the limit.
-//!
-//! Counters are deltas of the side's network namespace (namespace-wide: other sockets of the
-//! namespace count too). Absent means unknown, never 0.
+//! UDP's side of "why not line rate": [`UdpLimit`], the `linerate.udp_limit` object of a UDP
+//! test's document, built from the drop counters each side reads over the measured period
+//! ([`UdpCounters`], the `udp` of its [`crate::evidence::Evidence`]): where the lost
+//! datagrams went, with counts, each side's CPU, and the settings that lift the limit.
+//! Absent means unknown, never 0.
 
 use serde::{Deserialize, Serialize};
 
 use crate::evidence::Side;
-
-/// One side's UDP and interface drop counters over the measured period (deltas, IPv4 and
-/// IPv6 summed).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct UdpCounters {
-    /// Datagrams delivered to sockets (`Udp: InDatagrams`).
-    pub in_datagrams: u64,
-    /// Datagrams sent (`Udp: OutDatagrams`).
-    pub out_datagrams: u64,
-    /// Datagrams dropped at a full receive socket buffer (`Udp: RcvbufErrors`).
-    pub rcvbuf_errors: u64,
-    /// Datagrams refused at a full send socket buffer (`Udp: SndbufErrors`).
-    pub sndbuf_errors: u64,
-    /// The interfaces that moved packets in the period, with their drops.
-    pub interfaces: Vec<InterfaceDrops>,
-}
-
-/// One interface's counters over the period (`/proc/net/dev`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct InterfaceDrops {
-    /// Interface name.
-    pub name: String,
-    /// Packets received.
-    pub rx_packets: u64,
-    /// Packets sent.
-    pub tx_packets: u64,
-    /// Received packets dropped plus receive FIFO (ring) overruns.
-    pub rx_dropped: u64,
-    /// Packets dropped on transmit plus transmit FIFO errors (a full queue).
-    pub tx_dropped: u64,
-}
+pub use crate::udp_drops::{InterfaceDrops, UdpCounters};
 
 /// Where datagrams were lost.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
