@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use support::bin::run_bounded;
 use support::netns::Netns;
-use support::traffic::{Proc, linerate_server_in};
-use support::{namespaces, require};
+use support::traffic::{Proc, client, iperf3_server, linerate_server_in};
+use support::{namespaces, program, require};
 
 const SERVER: &str = "198.18.77.2";
 
@@ -109,4 +109,23 @@ fn a_small_receive_buffer_offered_twice_its_drain_is_the_receiver_socket_buffer(
         text.contains("roll back: linerate tune --rollback"),
         "{text}"
     );
+}
+
+#[test]
+fn with_an_iperf3_server_the_receiver_side_is_said_unseen() {
+    require!(program("iperf3"));
+    let server = iperf3_server(true);
+    let out = client(
+        None,
+        server.port,
+        &["-u", "-b", "10M", "-t", "1", "--no-store", "--json"],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let l = &v["linerate"]["udp_limit"];
+    let unseen = l["unseen"].to_string();
+    assert!(unseen.contains("iperf3"), "{l}");
+    // What was lost (if anything) cannot be placed at the receiver: no socket-buffer verdict.
+    assert_ne!(l["place"], "receiver_socket_buffer", "{l}");
+    assert!(l["cpu"].as_array().is_some_and(|c| c.len() == 1), "{l}");
 }
