@@ -197,7 +197,18 @@ fn side_name(s: Side) -> &'static str {
 
 fn side_cpu(e: &Evidence) -> SideCpu {
     let p = &e.cpu.process;
+    let busiest = e.cpu.busiest.as_ref().and_then(|b| {
+        b.iter().map(|i| i.busiest).reduce(|a, b| {
+            if b.busy_percent > a.busy_percent {
+                b
+            } else {
+                a
+            }
+        })
+    });
     SideCpu {
+        busiest_cpu_percent: busiest.map(|c| c.busy_percent),
+        busiest_cpu_softirq_percent: busiest.and_then(|c| c.softirq_percent),
         side: e.side,
         user_percent: p.user_percent,
         system_percent: p.system_percent,
@@ -329,7 +340,13 @@ mod tests {
             "streams": [{"id": 1, "role": "sender"}], "tcp": [],
             "cpu": {"seconds": 2.0, "process": {"user_percent": 2.0, "system_percent": 40.0},
                     "threads": [{"name": "lr-stream-1", "stream_id": 1,
-                                 "user_percent": 1.0, "system_percent": thread_busy}]}});
+                                 "user_percent": 1.0, "system_percent": thread_busy}],
+                    "busiest": [{"start": 0.0, "end": 1.0, "busiest": {"cpu": 1,
+                        "busy_percent": 80.0, "user_percent": 5.0, "system_percent": 30.0,
+                        "irq_percent": 0.0, "softirq_percent": 45.0}},
+                                {"start": 1.0, "end": 2.0, "busiest": {"cpu": 0,
+                        "busy_percent": 99.0, "user_percent": 5.0, "system_percent": 30.0,
+                        "irq_percent": 0.0, "softirq_percent": 64.0}}]}});
         if let Some(u) = udp {
             v["udp"] = u;
         }
@@ -384,6 +401,8 @@ mod tests {
         assert!(p.advice.iter().any(|a| a.contains("RPS")), "{:?}", p.advice);
         assert_eq!(l.cpu.len(), 2);
         assert_eq!(l.cpu[1].busiest_thread_percent, Some(31.0));
+        assert_eq!(l.cpu[1].busiest_cpu_percent, Some(99.0));
+        assert_eq!(l.cpu[1].busiest_cpu_softirq_percent, Some(64.0));
         assert!(l.unseen.is_empty());
     }
 

@@ -50,6 +50,13 @@ pub struct SideCpu {
     /// The busiest single thread (user + system), when threads were read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub busiest_thread_percent: Option<f64>,
+    /// The busiest CPU of the busiest second (system-wide: on one host both sides see the
+    /// same CPUs), busy percent of that CPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busiest_cpu_percent: Option<f64>,
+    /// That CPU's softirq share (where Linux receives packets), percent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busiest_cpu_softirq_percent: Option<f64>,
 }
 
 /// One setting to change.

@@ -10,10 +10,10 @@ mod support;
 
 use std::time::Duration;
 
-use support::bin::run_bounded;
+use support::bin::{ok_db, run_bounded};
 use support::netns::Netns;
 use support::traffic::{Proc, client, iperf3_server, linerate_server_in};
-use support::{namespaces, program, require};
+use support::{arg, namespaces, program, require, tempdir};
 
 const SERVER: &str = "198.18.77.2";
 
@@ -72,6 +72,10 @@ fn a_small_receive_buffer_offered_twice_its_drain_is_the_receiver_socket_buffer(
     let counted = server_ns.udp_rcvbuf_errors() - before;
 
     let l = &v["linerate"]["udp_limit"];
+    eprintln!(
+        "offered {offered} bit/s: lost {} of {}, RcvbufErrors delta {counted}, verdict {}",
+        l["lost"], l["sent"], l["losses"]
+    );
     assert_eq!(l["place"], "receiver_socket_buffer", "{l}");
     let overflow = l["losses"][0]["datagrams"].as_u64().expect("count");
     assert_eq!(l["losses"][0]["place"], "receiver_socket_buffer", "{l}");
@@ -93,12 +97,14 @@ fn a_small_receive_buffer_offered_twice_its_drain_is_the_receiver_socket_buffer(
     );
     assert_eq!(p["rollback"], "linerate tune --rollback");
 
-    // The human block says the same.
+    // The human block says the same, and `show` prints it again from the store.
+    let dir = tempdir();
+    let db = dir.path().join("runs.db");
     let out = run_bounded(
         client
             .linerate()
             .args(["client", SERVER, "-p", &server.port.to_string()])
-            .args(["-u", "-w", "4K", "-l", "1400", "--no-store"])
+            .args(["-u", "-w", "4K", "-l", "1400", "--db", arg(&db)])
             .args(["-b", &offered, "-t", "1"]),
         Duration::from_secs(30),
     );
@@ -108,6 +114,12 @@ fn a_small_receive_buffer_offered_twice_its_drain_is_the_receiver_socket_buffer(
     assert!(
         text.contains("roll back: linerate tune --rollback"),
         "{text}"
+    );
+    let shown = ok_db(&db, &["show", "1"]);
+    assert!(shown.contains("limit: receiver socket buffer"), "{shown}");
+    assert!(
+        shown.contains("apply on the server: linerate tune --set"),
+        "{shown}"
     );
 }
 

@@ -42,9 +42,14 @@ pub fn render(l: &UdpLimit) -> String {
             .busiest_thread_percent
             .map(|t| format!(", busiest stream thread {t:.0} %"))
             .unwrap_or_default();
+        let core = match (c.busiest_cpu_percent, c.busiest_cpu_softirq_percent) {
+            (Some(b), Some(s)) => format!("; busiest CPU {b:.0} % ({s:.0} % softirq)"),
+            (Some(b), None) => format!("; busiest CPU {b:.0} %"),
+            _ => String::new(),
+        };
         let _ = writeln!(
             o,
-            "  cpu {}: {:.0} % user, {:.0} % system{thread}",
+            "  cpu {}: {:.0} % user, {:.0} % system{thread}{core}",
             side(c.side),
             c.user_percent,
             c.system_percent
