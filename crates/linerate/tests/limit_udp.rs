@@ -8,7 +8,9 @@
 
 mod support;
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use support::bin::{ok_db, run_bounded};
 use support::netns::Netns;
@@ -35,13 +37,57 @@ fn pair() -> (Netns, Netns) {
     (client, server)
 }
 
+/// A busy thread of this test on CPU 0, where the server's stream thread is pinned
+/// (`--affinity=1/0`), so the receiver drains about half what the sender (on CPU 1) can
+/// offer. It stops when dropped, and after 30 s whatever happens.
+struct Spinner {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Spinner {
+    /// `None` on a one-CPU host (or where it cannot be pinned): the receiver is then slowed
+    /// by its small buffer alone.
+    fn start() -> Option<Spinner> {
+        if linerate_sys::affinity::allowed_cpus().len() < 2 {
+            return None;
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let (pinned_tx, pinned) = std::sync::mpsc::channel();
+        let flag = Arc::clone(&stop);
+        let thread = std::thread::spawn(move || {
+            let ok = linerate_sys::affinity::pin_current_thread(0).is_ok();
+            let _ = pinned_tx.send(ok);
+            let end = Instant::now() + Duration::from_secs(30);
+            while ok && !flag.load(Ordering::Relaxed) && Instant::now() < end {
+                std::hint::spin_loop();
+            }
+        });
+        let spinner = Spinner {
+            stop,
+            thread: Some(thread),
+        };
+        pinned.recv().unwrap_or(false).then_some(spinner)
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
 /// A UDP test from `client` to the server with a 4 KiB socket buffer, as JSON.
 fn udp(client: &Netns, server: &Proc, args: &[&str]) -> serde_json::Value {
     let out = run_bounded(
         client
             .linerate()
             .args(["client", SERVER, "-p", &server.port.to_string()])
-            .args(["-u", "-w", "4K", "-l", "1400", "--no-store", "--json"])
+            .args(["-u", "-w", "4K", "-l", "1400", "--affinity=1/0"])
+            .args(["--no-store", "--json"])
             .args(args),
         Duration::from_secs(30),
     );
@@ -58,6 +104,7 @@ fn a_small_receive_buffer_offered_twice_its_drain_is_the_receiver_socket_buffer(
     require!(namespaces());
     let (client, server_ns) = pair();
     let server = linerate_server_in(&server_ns, &[]);
+    let spinner = Spinner::start();
 
     // What the receiver drains: offered as much as the sender can send, for one second.
     let probe = udp(&client, &server, &["-b", "0", "-t", "1"]);
@@ -77,6 +124,11 @@ fn a_small_receive_buffer_offered_twice_its_drain_is_the_receiver_socket_buffer(
         l["lost"], l["sent"], l["losses"]
     );
     assert_eq!(l["place"], "receiver_socket_buffer", "{l}");
+    if spinner.is_some() {
+        // The case is the issue's: offered well above what the receiver drains.
+        let (o, r) = (l["offered_bps"].as_f64(), l["received_bps"].as_f64());
+        assert!(o.zip(r).is_some_and(|(o, r)| o >= 1.5 * r), "{l}");
+    }
     let overflow = l["losses"][0]["datagrams"].as_u64().expect("count");
     assert_eq!(l["losses"][0]["place"], "receiver_socket_buffer", "{l}");
     assert!(overflow > 0, "{l}");
@@ -104,7 +156,8 @@ fn a_small_receive_buffer_offered_twice_its_drain_is_the_receiver_socket_buffer(
         client
             .linerate()
             .args(["client", SERVER, "-p", &server.port.to_string()])
-            .args(["-u", "-w", "4K", "-l", "1400", "--db", arg(&db)])
+            .args(["-u", "-w", "4K", "-l", "1400", "--affinity=1/0"])
+            .args(["--db", arg(&db)])
             .args(["-b", &offered, "-t", "1"]),
         Duration::from_secs(30),
     );
