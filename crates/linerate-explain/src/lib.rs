@@ -11,3 +11,5 @@
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+
+pub mod udp;

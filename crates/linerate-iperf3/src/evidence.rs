@@ -113,6 +113,10 @@ pub struct Evidence {
     pub tcp: Vec<TcpStreamEvidence>,
     /// Where this side's CPU went.
     pub cpu: CpuEvidence,
+    /// This side's namespace's UDP and interface drop counters over the period, read when
+    /// the test has UDP streams (Linux).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub udp: Option<crate::udp_drops::UdpCounters>,
 }
 
 /// A stream and what it does on this side.

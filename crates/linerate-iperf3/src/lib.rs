@@ -8,6 +8,8 @@
 //! - [`exchange`]: the control channel's parameters and results messages.
 //! - [`evidence`]: what a test samples to explain its rate (`linerate.evidence`, and a
 //!   linerate server's side in its results).
+//! - [`udp_drops`], [`udp_limit`]: a UDP test's drop counters per side and the verdict on where its
+//!   datagrams were lost (`linerate.udp_limit`).
 //!
 //! The types follow what iperf3 writes, not one version of it: everything another version may
 //! leave out is an `Option` (or empty), keys this schema does not know are kept in each
@@ -31,6 +33,8 @@ mod interval;
 pub mod linerate;
 mod start;
 pub mod stream;
+pub mod udp_drops;
+pub mod udp_limit;
 
 pub use document::Document;
 pub use end::{CpuUtilization, End, EndReport, EndStream};

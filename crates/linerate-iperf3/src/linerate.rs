@@ -91,6 +91,10 @@ pub struct Linerate {
     /// side's and the server's (see [`crate::evidence`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence: Option<crate::evidence::TestEvidence>,
+    /// A UDP test's verdict: where its datagrams were lost and what lifts it (see
+    /// [`crate::udp_limit`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub udp_limit: Option<crate::udp_limit::UdpLimit>,
     /// The run was ended early by this signal (`SIGINT`, `SIGTERM`): a partial run, whose
     /// numbers cover only the time it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -20,6 +20,7 @@
 //! | `clock` | the kernel clock's discipline (`adjtimex` read only: synchronised, error estimates) and the kernel's boot id | Linux |
 //! | `ethtool` | the `SIOCETHTOOL` ioctl: driver, rings, channels, coalescing, features, RSS, stats; offload switches | Linux |
 //! | `netlink` | one netlink socket for route (links, addresses, routes, neighbours, qdiscs) and generic netlink (`netdev` queue stats) | Linux |
+//! | `netstat` | a namespace's UDP drop counters (`/proc/net/snmp`, `snmp6`) and interface counters (`/proc/net/dev`) | Linux |
 //! | `netns` | network namespaces: create, name, enter, run a closure inside, remove | Linux |
 //! | `packet` | AF_PACKET sockets bound to one interface, their drop counters | Linux |
 //! | `thread` | per-thread settings (timer slack) | Linux |
@@ -54,7 +55,8 @@ mod linux;
 
 #[cfg(target_os = "linux")]
 pub use linux::{
-    affinity, clock, ethtool, netlink, netns, packet, perf, rxring, socket, thread, txring, xdp,
+    affinity, clock, ethtool, netlink, netns, netstat, packet, perf, rxring, socket, thread,
+    txring, xdp,
 };
 
 #[cfg(target_os = "freebsd")]

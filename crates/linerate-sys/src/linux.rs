@@ -6,6 +6,7 @@ pub mod clock;
 pub mod ethtool;
 pub mod netlink;
 pub mod netns;
+pub mod netstat;
 pub mod packet;
 mod packet_ring;
 pub mod perf;

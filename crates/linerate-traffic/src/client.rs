@@ -277,6 +277,11 @@ pub fn run_client(
         streams.push(StreamHandle::new(spec, socket)?);
     }
 
+    // The evidence starts before the server's TEST_RUNNING: a sending server sends from then
+    // on, and what the kernel drops before this side's threads read (a full UDP socket
+    // buffer) belongs to the test.
+    let omit = cfg.omit;
+    let recorder = EvidenceRecorder::start(Side::Client, cfg.evidence_hz, &streams, omit)?;
     expect(
         &mut ctl,
         State::TestStart,
@@ -341,9 +346,7 @@ pub fn run_client(
     let budget = params.byte_budget().map(|b| Arc::new(Budget::new(b)));
     let cpu0 = CpuSnapshot::now();
     // The sampler's baseline is taken before any thread can move a byte.
-    let omit = cfg.omit;
     let mut sampler = Sampler::new(&streams, omit);
-    let recorder = EvidenceRecorder::start(Side::Client, cfg.evidence_hz, &streams, omit)?;
     for h in &mut streams {
         let b = (h.spec.direction == Direction::Send)
             .then(|| budget.clone())

@@ -8,6 +8,7 @@ mod cpu;
 mod gauge;
 mod recorder;
 mod tcp;
+mod udp;
 
 pub(crate) use gauge::GaugeAcc;
 pub use linerate_iperf3::evidence::{

@@ -22,26 +22,6 @@ fn drop_every_tenth(ns: &Netns, port: u16) {
     ));
 }
 
-/// The namespace's UDP `RcvbufErrors` (datagrams the kernel dropped because the receiving
-/// socket's buffer was full), from its `/proc/net/snmp`.
-fn rcvbuf_errors(ns: &Netns) -> u64 {
-    let out = ns
-        .exec("cat")
-        .arg("/proc/net/snmp")
-        .output()
-        .expect("read /proc/net/snmp");
-    let text = String::from_utf8_lossy(&out.stdout);
-    let udp: Vec<&str> = text.lines().filter(|l| l.starts_with("Udp: ")).collect();
-    assert_eq!(udp.len(), 2, "two Udp lines in /proc/net/snmp: {text}");
-    let names = udp[0].split_whitespace();
-    let values = udp[1].split_whitespace();
-    names
-        .zip(values)
-        .find(|(name, _)| *name == "RcvbufErrors")
-        .and_then(|(_, value)| value.parse().ok())
-        .expect("Udp RcvbufErrors")
-}
-
 #[test]
 fn exactly_the_dropped_datagrams_are_lost() {
     require!(namespaces());
@@ -51,7 +31,7 @@ fn exactly_the_dropped_datagrams_are_lost() {
     let port = server.port;
     drop_every_tenth(&ns, port);
     for len in ["18", "1000"] {
-        let overflowed_before = rcvbuf_errors(&ns);
+        let overflowed_before = ns.udp_rcvbuf_errors();
         let out = run_bounded(
             ns.linerate()
                 .args(["client", "127.0.0.1", "-p"])
@@ -74,7 +54,7 @@ fn exactly_the_dropped_datagrams_are_lost() {
         // On a loaded machine the server may fall behind and the kernel drop datagrams at a
         // full receive buffer: those are real losses too, counted by the kernel, so the test
         // stays exact: nftables' 1000 plus the kernel's overflow count.
-        let overflowed = rcvbuf_errors(&ns) - overflowed_before;
+        let overflowed = ns.udp_rcvbuf_errors() - overflowed_before;
         let expected = 1_000 + overflowed;
         assert_eq!(
             udp["lost_packets"], expected,

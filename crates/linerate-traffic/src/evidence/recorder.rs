@@ -18,7 +18,8 @@ use linerate_iperf3::evidence::{Evidence, Role, Side, StreamRole};
 
 use super::cpu::{CpuAcc, ThreadAcc, ThreadSource};
 use super::tcp::{Buffers, TcpAcc};
-use crate::config::{Direction, MAX_EVIDENCE_HZ};
+use super::udp::UdpAcc;
+use crate::config::{Direction, MAX_EVIDENCE_HZ, Protocol};
 use crate::error::TrafficError;
 use crate::stream::StreamHandle;
 
@@ -55,6 +56,8 @@ struct Setup {
     streams: Vec<StreamRole>,
     probes: Vec<Probe>,
     threads: Vec<ThreadAcc>,
+    /// The test has UDP streams: the namespace's drop counters are read.
+    udp: bool,
 }
 
 fn role(d: Direction) -> Role {
@@ -115,6 +118,7 @@ impl EvidenceRecorder {
                 .collect(),
             probes,
             threads,
+            udp: streams.iter().any(|h| h.spec.protocol == Protocol::Udp),
         };
         let phase = Arc::new(AtomicU8::new(if omit.is_zero() {
             MEASURING
@@ -179,6 +183,7 @@ struct Measurement {
     tcp: Vec<TcpAcc>,
     cpu: CpuAcc,
     next_cpu: Instant,
+    udp: Option<UdpAcc>,
 }
 
 impl Measurement {
@@ -194,6 +199,7 @@ impl Measurement {
                 .collect(),
             cpu: CpuAcc::begin(std::mem::take(&mut setup.threads)),
             next_cpu: started + CPU_PERIOD,
+            udp: setup.udp.then(UdpAcc::begin),
         };
         m.read_tcp(&setup.probes);
         m
@@ -222,6 +228,7 @@ impl Measurement {
             streams: setup.streams.clone(),
             tcp: self.tcp.iter().map(TcpAcc::evidence).collect(),
             cpu: self.cpu.finish(),
+            udp: self.udp.as_ref().and_then(UdpAcc::finish),
         }
     }
 }

@@ -240,17 +240,19 @@ pub fn run(
     for (i, h) in streams.iter_mut().enumerate() {
         h.spec.work = modes.work(&params, &cookie, i);
     }
+    let omit = Duration::try_from_secs_f64(params.omit).unwrap_or(sh.cfg.max_duration);
+    // Evidence only for a linerate client that asks: no one else reads it. Started before
+    // TEST_RUNNING: the client sends from then on, and what the kernel drops before the
+    // streams' threads read (a full UDP socket buffer) belongs to the test. Its own timer
+    // ends the omitted period (the watch below looks only every 100 ms).
+    let evidence_hz = params.extension.as_ref().map_or(0, |x| x.evidence_hz);
+    let recorder = EvidenceRecorder::start(Side::Server, evidence_hz, &streams, omit)?;
     ctl.send(State::TestStart, "starting the test")?;
     ctl.send(State::TestRunning, "starting the test")?;
     let budget = params.byte_budget().map(|b| Arc::new(Budget::new(b)));
     let cpu0 = CpuSnapshot::now();
     // The sampler's baseline is taken before any thread can move a byte.
-    let omit = Duration::try_from_secs_f64(params.omit).unwrap_or(sh.cfg.max_duration);
     let mut sampler = Sampler::new(&streams, omit);
-    // Evidence only for a linerate client that asks: no one else reads it.
-    let evidence_hz = params.extension.as_ref().map_or(0, |x| x.evidence_hz);
-    // Its own timer ends the omitted period (the watch below looks only every 100 ms).
-    let recorder = EvidenceRecorder::start(Side::Server, evidence_hz, &streams, omit)?;
     for h in &mut streams {
         let b = (h.spec.direction == Direction::Send)
             .then(|| budget.clone())

@@ -4,6 +4,7 @@ pub mod auth;
 mod human;
 mod modes;
 mod tos;
+pub mod udp_limit;
 
 use std::io::Write;
 use std::net::IpAddr;
@@ -320,12 +321,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let (Some(sig), Some(l)) = (interrupted, document.linerate.as_mut()) {
         l.interrupted = Some(crate::stop::name(sig).to_owned());
     }
+    let udp_limit = linerate_explain::udp::explain(&document);
+    if let Some(l) = document.linerate.as_mut() {
+        l.udp_limit.clone_from(&udp_limit);
+    }
     if args.json_stream {
         emit(&StreamEvent::End(&document.end));
     } else if args.json {
         crate::output::print_json(&document)?;
     } else {
         crate::output::print_text(&modes::summary(&result, || human.summary(&result)))?;
+        if let Some(l) = &udp_limit {
+            crate::output::print_text(&udp_limit::render(l))?;
+        }
     }
     if let Some(sig) = interrupted {
         eprintln!(

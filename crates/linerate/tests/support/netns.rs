@@ -99,6 +99,26 @@ impl Netns {
         );
     }
 
+    /// The namespace's UDP `RcvbufErrors` (datagrams the kernel dropped because the receiving
+    /// socket's buffer was full), from its `/proc/net/snmp`.
+    pub fn udp_rcvbuf_errors(&self) -> u64 {
+        let out = self
+            .exec("cat")
+            .arg("/proc/net/snmp")
+            .output()
+            .expect("read /proc/net/snmp");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let udp: Vec<&str> = text.lines().filter(|l| l.starts_with("Udp: ")).collect();
+        assert_eq!(udp.len(), 2, "two Udp lines in /proc/net/snmp: {text}");
+        let names = udp[0].split_whitespace();
+        let values = udp[1].split_whitespace();
+        names
+            .zip(values)
+            .find(|(name, _)| *name == "RcvbufErrors")
+            .and_then(|(_, value)| value.parse().ok())
+            .expect("Udp RcvbufErrors")
+    }
+
     /// `nft list ruleset` inside the namespace.
     pub fn nft_ruleset(&self) -> String {
         let out = self

@@ -169,5 +169,12 @@ pub fn render(id: RunId, run: &RunRecord) -> String {
     if let (Some(l), Some(r)) = (sum.cpu_local_percent, sum.cpu_remote_percent) {
         let _ = writeln!(out, "CPU: local {l:.1}%, remote {r:.1}%");
     }
+    // A UDP run's verdict, as the client printed it (stored with the document).
+    if let Some(l) = run.document["linerate"]
+        .get("udp_limit")
+        .and_then(|v| serde_json::from_value(v.clone()).ok())
+    {
+        out.push_str(&crate::cmd::client::udp_limit::render(&l));
+    }
     out
 }

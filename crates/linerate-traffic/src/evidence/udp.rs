@@ -1,0 +1,83 @@
+//! A side's UDP and interface drop counters over the measured period: read once when the
+//! period begins and once when it ends, in the recorder's thread (so in the namespace the
+//! side runs in), and handed back as deltas ([`UdpCounters`]). Linux reads procfs through
+//! `linerate_sys::netstat`; elsewhere nothing is read and the figures are unknown.
+
+use linerate_iperf3::udp_limit::UdpCounters;
+
+/// How long the last reading waits for datagrams still on their way in.
+#[cfg(target_os = "linux")]
+const SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// The counters read when the period began.
+#[derive(Debug)]
+pub(crate) struct UdpAcc {
+    #[cfg(target_os = "linux")]
+    before: Option<(
+        linerate_sys::netstat::UdpSnmp,
+        Vec<linerate_sys::netstat::NetDev>,
+    )>,
+}
+
+#[cfg(target_os = "linux")]
+fn read() -> Option<(
+    linerate_sys::netstat::UdpSnmp,
+    Vec<linerate_sys::netstat::NetDev>,
+)> {
+    Some((
+        linerate_sys::netstat::udp().ok()?,
+        linerate_sys::netstat::interfaces().ok()?,
+    ))
+}
+
+impl UdpAcc {
+    /// The first reading.
+    pub(crate) fn begin() -> UdpAcc {
+        UdpAcc {
+            #[cfg(target_os = "linux")]
+            before: read(),
+        }
+    }
+
+    /// The period's deltas; `None` when either reading failed (or off Linux). Interfaces
+    /// that moved no packet in the period are left out.
+    ///
+    /// The last reading waits [`SETTLE`] first: datagrams the peer sent before it ended the
+    /// test may still be queued on their way in (another CPU's backlog) when the receiving
+    /// thread stops, and the ones that then find its buffer full are this test's overflows.
+    #[cfg(target_os = "linux")]
+    pub(crate) fn finish(&self) -> Option<UdpCounters> {
+        use linerate_iperf3::udp_limit::InterfaceDrops;
+        let (u0, d0) = self.before.as_ref()?;
+        std::thread::sleep(SETTLE);
+        let (u1, d1) = read()?;
+        let interfaces = d1
+            .iter()
+            .filter_map(|b| {
+                let a = d0.iter().find(|a| a.name == b.name)?;
+                let d = |x: u64, y: u64| y.saturating_sub(x);
+                let i = InterfaceDrops {
+                    name: b.name.clone(),
+                    rx_packets: d(a.rx_packets, b.rx_packets),
+                    tx_packets: d(a.tx_packets, b.tx_packets),
+                    rx_dropped: d(a.rx_dropped + a.rx_fifo, b.rx_dropped + b.rx_fifo),
+                    tx_dropped: d(a.tx_dropped + a.tx_fifo, b.tx_dropped + b.tx_fifo),
+                };
+                (i.rx_packets + i.tx_packets + i.rx_dropped + i.tx_dropped > 0).then_some(i)
+            })
+            .collect();
+        Some(UdpCounters {
+            in_datagrams: u1.in_datagrams.saturating_sub(u0.in_datagrams),
+            out_datagrams: u1.out_datagrams.saturating_sub(u0.out_datagrams),
+            rcvbuf_errors: u1.rcvbuf_errors.saturating_sub(u0.rcvbuf_errors),
+            sndbuf_errors: u1.sndbuf_errors.saturating_sub(u0.sndbuf_errors),
+            interfaces,
+        })
+    }
+
+    /// Off Linux nothing is read.
+    #[cfg(not(target_os = "linux"))]
+    pub(crate) fn finish(&self) -> Option<UdpCounters> {
+        None
+    }
+}
