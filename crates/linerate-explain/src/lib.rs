@@ -12,4 +12,5 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod tcp;
 pub mod udp;

@@ -30,6 +30,7 @@ mod error;
 pub mod evidence;
 pub mod exchange;
 mod interval;
+pub mod limit;
 pub mod linerate;
 mod start;
 pub mod stream;

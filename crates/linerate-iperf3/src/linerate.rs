@@ -91,6 +91,9 @@ pub struct Linerate {
     /// side's and the server's (see [`crate::evidence`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence: Option<crate::evidence::TestEvidence>,
+    /// A TCP test's verdict: the limit that held it and what lifts it (see [`crate::limit`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<crate::limit::TcpLimit>,
     /// A UDP test's verdict: where its datagrams were lost and what lifts it (see
     /// [`crate::udp_limit`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]

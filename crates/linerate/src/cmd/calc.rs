@@ -71,7 +71,7 @@ fn print_json<T: serde::Serialize>(schema: &'static str, result: &T) -> anyhow::
 }
 
 /// A bit rate above zero (a link of 0 bit/s carries nothing to compute).
-fn positive_rate(s: &str) -> Result<BitRate, String> {
+pub(crate) fn positive_rate(s: &str) -> Result<BitRate, String> {
     let rate = BitRate::parse_with_unit(s).map_err(|e| format!("{e}"))?;
     if rate == BitRate::ZERO {
         return Err("the rate must be above zero".into());

@@ -2,6 +2,7 @@
 
 pub mod auth;
 mod human;
+pub mod limit;
 mod modes;
 mod tos;
 pub mod udp_limit;
@@ -179,6 +180,10 @@ pub struct Args {
     #[arg(long, value_name = "HZ", default_value_t = linerate_traffic::config::DEFAULT_EVIDENCE_HZ,
           value_parser = clap::value_parser!(u32).range(0..=i64::from(linerate_traffic::config::MAX_EVIDENCE_HZ)))]
     pub evidence_hz: u32,
+    /// The path's bottleneck rate (`1G`), for the limit block: the ceiling a TCP test is
+    /// judged against and the buffers that reach it are sized for
+    #[arg(long, value_name = "RATE", value_parser = crate::cmd::calc::positive_rate)]
+    pub path_rate: Option<linerate_units::BitRate>,
     /// pps/rr/crr options and --affinity
     #[command(flatten)]
     pub modes: modes::ModeArgs,
@@ -321,9 +326,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let (Some(sig), Some(l)) = (interrupted, document.linerate.as_mut()) {
         l.interrupted = Some(crate::stop::name(sig).to_owned());
     }
+    let snapshot = linerate_probe::HostSnapshot::capture(&linerate_probe::ProbeRoots::live());
     let udp_limit = linerate_explain::udp::explain(&document);
+    let tcp_limit = limit::explain(&document, args.path_rate, &snapshot);
     if let Some(l) = document.linerate.as_mut() {
         l.udp_limit.clone_from(&udp_limit);
+        l.limit.clone_from(&tcp_limit);
     }
     if args.json_stream {
         emit(&StreamEvent::End(&document.end));
@@ -333,6 +341,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         crate::output::print_text(&modes::summary(&result, || human.summary(&result)))?;
         if let Some(l) = &udp_limit {
             crate::output::print_text(&udp_limit::render(l))?;
+        }
+        if let Some(l) = &tcp_limit {
+            crate::output::print_text(&limit::render(l))?;
         }
     }
     if let Some(sig) = interrupted {
@@ -347,17 +358,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
         );
     }
-    store_run(&args, &document)?;
+    store_run(&args, &document, snapshot)?;
     Ok(interrupted.map_or(ExitCode::SUCCESS, crate::stop::exit_code))
 }
 
 /// Keeps the run in the results store (with this host's snapshot) and says under which id.
 /// A store that cannot be written is a warning: the measurement itself was printed above.
-fn store_run(args: &Args, document: &linerate_iperf3::Document) -> anyhow::Result<()> {
+fn store_run(
+    args: &Args,
+    document: &linerate_iperf3::Document,
+    host: linerate_probe::HostSnapshot,
+) -> anyhow::Result<()> {
     if args.store.no_store {
         return Ok(());
     }
-    let host = linerate_probe::HostSnapshot::capture(&linerate_probe::ProbeRoots::live());
     let host = serde_json::to_value(host).ok();
     match crate::cmd::history::db::store_measured_run(&args.store, document, host, None) {
         Ok(Some(id)) if args.json || args.json_stream => eprintln!("linerate: stored as run {id}"),

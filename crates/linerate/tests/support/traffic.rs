@@ -86,7 +86,7 @@ fn spawn_logged(cmd: &mut Command) -> (Child, Arc<Mutex<String>>, mpsc::Receiver
 }
 
 /// Starts `cmd` (a linerate server on port 0) and waits until it announces its port.
-fn serve(cmd: &mut Command) -> Proc {
+pub fn serve(cmd: &mut Command) -> Proc {
     let (mut child, stderr, ports) = spawn_logged(cmd);
     let Ok(port) = ports.recv_timeout(Duration::from_secs(10)) else {
         let _ = child.kill();

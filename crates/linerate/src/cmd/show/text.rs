@@ -176,5 +176,12 @@ pub fn render(id: RunId, run: &RunRecord) -> String {
     {
         out.push_str(&crate::cmd::client::udp_limit::render(&l));
     }
+    // A TCP run's verdict likewise.
+    if let Some(l) = run.document["linerate"]
+        .get("limit")
+        .and_then(|v| serde_json::from_value(v.clone()).ok())
+    {
+        out.push_str(&crate::cmd::client::limit::render(&l));
+    }
     out
 }

@@ -1,0 +1,92 @@
+//! The short "limit" block printed after a TCP test's summary (and by `linerate show`): the
+//! limit that held the test, its figures, the path's ceiling, and what lifts it.
+
+use std::fmt::Write as _;
+
+use linerate_iperf3::evidence::Side;
+use linerate_iperf3::limit::{LimitKind, TcpLimit};
+use linerate_units::BitRate;
+
+/// The verdict for `doc`, the path's rate from `--path-rate` and the kernel and memory from
+/// this host's snapshot (the sender's and the receiver's host in a lab or on loopback).
+pub fn explain(
+    doc: &linerate_iperf3::Document,
+    path_rate: Option<BitRate>,
+    host: &linerate_probe::HostSnapshot,
+) -> Option<TcpLimit> {
+    let path = path_rate.map(|rate| linerate_explain::tcp::PathRate {
+        rate,
+        source: "--path-rate".into(),
+    });
+    let facts = linerate_explain::tcp::HostFacts {
+        kernel: host.host.kernel.value().cloned(),
+        ram: host.host.memory.value().copied(),
+    };
+    linerate_explain::tcp::explain(doc, path.as_ref(), &facts)
+}
+
+fn side(s: Side) -> &'static str {
+    match s {
+        Side::Client => "client",
+        Side::Server => "server",
+    }
+}
+
+/// The block, ending in a newline.
+pub fn render(l: &TcpLimit) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "\nlimit: {} — {}", l.kind.describe(), l.why);
+    if let Some(c) = &l.ceiling {
+        let _ = writeln!(
+            o,
+            "  ceiling: {} goodput on a {} path ({}), min RTT {:.2} ms, MSS {}, MTU {}",
+            BitRate::from_bps_f64(c.goodput_bps).human(),
+            BitRate::from_bps_f64(c.path_rate_bps).human(),
+            c.source,
+            c.min_rtt_us as f64 / 1000.0,
+            c.mss,
+            c.mtu
+        );
+    }
+    if let (Some(m), LimitKind::Congestion) = (l.mathis_bps, l.kind) {
+        let _ = writeln!(
+            o,
+            "  Mathis bound {} beside the measured {}",
+            BitRate::from_bps_f64(m).human(),
+            BitRate::from_bps_f64(l.bits_per_second).human()
+        );
+    }
+    if l.streams.len() > 1 {
+        for s in &l.streams {
+            let _ = writeln!(
+                o,
+                "  stream {}: {} ({})",
+                s.id,
+                s.kind.describe(),
+                BitRate::from_bps_f64(s.bits_per_second).human()
+            );
+        }
+    }
+    for u in &l.unseen {
+        let _ = writeln!(o, "  not seen: {u}");
+    }
+    if let Some(p) = &l.prescription {
+        let keys: Vec<String> = p
+            .settings
+            .iter()
+            .map(|s| format!("{} = {}", s.key, s.value))
+            .collect();
+        let _ = writeln!(
+            o,
+            "  fix ({}, Linux {}): {} — one flow's ceiling then {}",
+            side(p.side),
+            p.kernel,
+            keys.join(", "),
+            BitRate::from_bps_f64(p.predicted_bps).human()
+        );
+        let _ = writeln!(o, "  apply on the {}: {}", side(p.side), p.apply);
+        let _ = writeln!(o, "  roll back: {}", p.rollback);
+        let _ = writeln!(o, "  prove it: {}", p.prove);
+    }
+    o
+}
