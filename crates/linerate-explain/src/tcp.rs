@@ -17,6 +17,8 @@
 //!    queues far more than it has in flight) and it stays below the path's BDP, the send
 //!    buffer holds the window (the issue's 1 Gbit/s, 20 ms path: 2.2 MB in flight, 1.1 MB
 //!    queued, a 4 MiB buffer);
+//!    Likewise a flight that fills the peer's advertised window (≥ 90 % of it on average)
+//!    below the BDP is the receive window;
 //! 4. a full core (the stream's thread ≥ 90 % of one core, or the CPU it is pinned to ≥ 95 %
 //!    busy) on either side: CPU;
 //! 5. retransmissions: congestion or loss, the Mathis bound at the measured loss beside it;
@@ -43,6 +45,8 @@ const AT_CEILING: f64 = 0.9;
 const CLOCK_SHARE: f64 = 0.5;
 /// A send buffer this full (bytes in flight and queued, of its size) is full.
 const BUFFER_FULL: f64 = 0.75;
+/// Bytes in flight this close to the peer's window fill it.
+const WINDOW_FULL: f64 = 0.9;
 /// A thread this busy (percent of one core) is a full core.
 const THREAD_FULL: f64 = 90.0;
 /// A CPU this busy is full.
@@ -384,6 +388,17 @@ fn judge(
             None => (LimitKind::SendBuffer, None, None),
         };
     }
+    // The peer's window full on average, below the BDP: the clock runs only while the sender
+    // finds it closed at transmit time, so a window filled by each ACK's opening shows here.
+    if let (Some(bdp), Some(flight), Some(window)) = (bdp, &t.unacked_bytes, &t.peer_window_bytes)
+        && flight.mean >= WINDOW_FULL * window.mean
+        && flight.mean < 0.95 * bdp as f64
+    {
+        return match receiver_cpu {
+            Some(c) => (LimitKind::Cpu, None, Some(c)),
+            None => (LimitKind::ReceiveWindow, None, None),
+        };
+    }
     if let Some(c) = receiver_cpu.or(sender_cpu) {
         return (LimitKind::Cpu, None, Some(c));
     }
@@ -596,9 +611,15 @@ fn why(
                  below the path's BDP: the buffer, not the path, held the window"
             ),
         },
-        LimitKind::ReceiveWindow => {
-            format!("{rate}{of_ceiling}: the sender waited for the receiver's window{held}")
-        }
+        LimitKind::ReceiveWindow => match share {
+            Some(_) => {
+                format!("{rate}{of_ceiling}: the sender waited for the receiver's window{held}")
+            }
+            None => format!(
+                "{rate}{of_ceiling}: the bytes in flight filled the receiver's advertised \
+                 window, below the path's BDP"
+            ),
+        },
         LimitKind::Congestion => format!(
             "{rate}{of_ceiling}: loss ({:.3} % of the bytes retransmitted) held the congestion \
              window{}",
@@ -639,5 +660,135 @@ fn why(
                 ""
             }
         ),
+    }
+}
+
+/// The limit most runs of a variant name, with how many named it: what `lab run`, `compare`
+/// and `report` print beside the variant's mean (`None` when no run has a verdict).
+pub fn dominant(kinds: &[LimitKind]) -> Option<(LimitKind, usize)> {
+    let mut counts: Vec<(LimitKind, usize)> = Vec::new();
+    for k in kinds {
+        match counts.iter_mut().find(|(c, _)| c == k) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((*k, 1)),
+        }
+    }
+    // The most named; among equals the first named.
+    counts
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.1.cmp(&b.1.1).then(b.0.cmp(&a.0)))
+        .map(|(_, c)| *c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn doc(evidence: serde_json::Value, bps: f64) -> Document {
+        Document::from_value(&json!({
+            "start": {"test_start": {"protocol": "TCP", "num_streams": 1}},
+            "end": {"sum_sent": {"bytes": 1, "bits_per_second": bps},
+                    "streams": [{"sender": {"socket": 1, "bytes": 1, "bits_per_second": bps}}]},
+            "linerate": {"evidence": evidence}
+        }))
+        .unwrap()
+    }
+
+    fn sender(tcp: serde_json::Value) -> serde_json::Value {
+        json!({"local": {"side": "client", "sample_hz": 100, "seconds": 2.0,
+            "streams": [{"id": 1, "role": "sender"}], "tcp": [tcp],
+            "cpu": {"seconds": 2.0, "process": {"user_percent": 1.0, "system_percent": 20.0}}},
+            "remote_missing": {"reason": "iperf3_peer", "explanation": "an iperf3 server"}})
+    }
+
+    fn path(rate: f64) -> PathRate {
+        PathRate {
+            rate: BitRate::from_bps_f64(rate),
+            source: "--path-rate".into(),
+        }
+    }
+
+    fn host() -> HostFacts {
+        HostFacts {
+            kernel: Some("6.1.0-18-amd64".into()),
+            ram: None,
+        }
+    }
+
+    #[test]
+    fn a_sender_blocked_on_its_buffer_is_send_buffer_with_calc_s_prescription() {
+        let d = doc(
+            sender(
+                json!({"id": 1, "role": "sender", "samples": 200, "busy_us": 2_000_000,
+                "sndbuf_limited_us": 1_500_000, "min_rtt_us": 20_000, "mss_bytes": 1448,
+                "pmtu_bytes": 1500}),
+            ),
+            7.0e8,
+        );
+        let l = explain(&d, Some(&path(1e9)), &host()).unwrap();
+        assert_eq!(l.kind, LimitKind::SendBuffer);
+        assert_eq!(l.share_percent, Some(75.0));
+        let p = l.prescription.unwrap();
+        assert_eq!(p.side, Side::Client);
+        // calc bdp --rate 1G --rtt 20ms: 2 × 2.5 MB rounded up to a power of two.
+        assert_eq!(p.settings[0].key, "net.ipv4.tcp_wmem");
+        assert!(
+            p.settings[0].value.ends_with(" 8388608"),
+            "{:?}",
+            p.settings
+        );
+        assert!(p.predicted_bps > 9.4e8);
+        assert!(
+            l.unseen.iter().any(|u| u.contains("iperf3")),
+            "{:?}",
+            l.unseen
+        );
+    }
+
+    #[test]
+    fn near_the_ceiling_is_at_it_and_loss_gives_the_mathis_bound() {
+        let tcp = json!({"id": 1, "role": "sender", "samples": 200, "busy_us": 2_000_000,
+            "min_rtt_us": 20_000, "mss_bytes": 1448, "pmtu_bytes": 1500,
+            "retransmits": 100, "bytes_retransmitted": 144_800, "bytes_sent": 144_800_000});
+        let at = explain(&doc(sender(tcp.clone()), 9.3e8), Some(&path(1e9)), &host()).unwrap();
+        assert_eq!(at.kind, LimitKind::AtCeiling);
+        assert!(at.prescription.is_none());
+        let lossy = explain(&doc(sender(tcp), 3.0e7), Some(&path(1e9)), &host()).unwrap();
+        assert_eq!(lossy.kind, LimitKind::Congestion);
+        // 0.1 % loss, MSS 1448, 20 ms: 1448 × 8 / 0.02 × 1.2247 / √0.001 ≈ 22.4 Mbit/s.
+        let m = lossy.mathis_bps.unwrap();
+        assert!((m - 22.43e6).abs() < 0.1e6, "{m}");
+    }
+
+    #[test]
+    fn without_the_path_s_rate_nothing_is_sized_and_that_is_said() {
+        let d = doc(
+            sender(
+                json!({"id": 1, "role": "sender", "samples": 200, "busy_us": 2_000_000,
+                "rwnd_limited_us": 1_800_000, "min_rtt_us": 20_000, "mss_bytes": 1448}),
+            ),
+            1.0e8,
+        );
+        let l = explain(&d, None, &host()).unwrap();
+        assert_eq!(l.kind, LimitKind::ReceiveWindow);
+        assert!(l.ceiling.is_none() && l.prescription.is_none());
+        assert!(
+            l.unseen.iter().any(|u| u.contains("--path-rate")),
+            "{:?}",
+            l.unseen
+        );
+    }
+
+    #[test]
+    fn the_dominant_limit_is_the_most_named() {
+        use LimitKind::*;
+        assert_eq!(dominant(&[]), None);
+        assert_eq!(
+            dominant(&[Cpu, SendBuffer, SendBuffer]),
+            Some((SendBuffer, 2))
+        );
+        assert_eq!(dominant(&[Cpu, SendBuffer]), Some((Cpu, 1)));
     }
 }

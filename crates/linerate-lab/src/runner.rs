@@ -59,6 +59,14 @@ pub enum RunDocument {
 
 impl RunDocument {
     /// The iperf3-schema document, when it is one.
+    pub fn iperf3(&self) -> Option<&linerate_iperf3::Document> {
+        match self {
+            RunDocument::Iperf3(d) => Some(d),
+            RunDocument::Rfc2544(_) => None,
+        }
+    }
+
+    /// The iperf3-schema document, when it is one.
     pub fn iperf3_mut(&mut self) -> Option<&mut linerate_iperf3::Document> {
         match self {
             RunDocument::Iperf3(d) => Some(d),

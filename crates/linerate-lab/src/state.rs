@@ -86,6 +86,18 @@ pub struct LabState {
     pub tunnel: Option<crate::tunnel::TunnelState>,
 }
 
+impl LabState {
+    /// `l0`'s emulated rate toward `recv`, when the lab gives it one (veth alone has no line
+    /// rate): the path's ceiling for RFC 2544's line rate and the client's limit verdict.
+    pub fn l0_rate(&self) -> Option<linerate_units::BitRate> {
+        self.links
+            .iter()
+            .find(|l| l.id == "l0")
+            .and_then(|l| l.fwd.as_ref())
+            .and_then(|i| i.rate)
+    }
+}
+
 /// A firewall variant applied to a node.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct NodeFirewall {

@@ -69,13 +69,7 @@ impl<'a> Namespaces<'a> {
 
 /// The lab's link rate: `l0`'s emulated rate toward `recv`, else veth's nominal 10 Gbit/s.
 pub fn link_rate(lab: &LabState) -> LinkRate {
-    let emulated = lab
-        .links
-        .iter()
-        .find(|l| l.id == "l0")
-        .and_then(|l| l.fwd.as_ref())
-        .and_then(|i| i.rate);
-    match emulated {
+    match lab.l0_rate() {
         Some(rate) => LinkRate {
             rate,
             source: "the lab's l0 rate".into(),

@@ -68,7 +68,12 @@ impl Load for Engine {
         ];
         let length = w.length.map(|l| l.bytes().to_string());
         match w.mode {
-            WorkloadMode::Tcp => {}
+            WorkloadMode::Tcp => {
+                // The emulated link is the path's ceiling the client's limit is judged against.
+                if let Some(rate) = lab.l0_rate() {
+                    args.extend(["--path-rate".into(), format!("{}bit/s", rate.bps())]);
+                }
+            }
             WorkloadMode::Udp => {
                 let rate = w.rate.map_or(1_000_000_000, |r| r.bps());
                 args.extend(["-u".into(), "-b".into(), rate.to_string()]);

@@ -58,4 +58,21 @@ pub const COLUMNS: &[Column] = &[
             _ => None,
         },
     },
+    Column {
+        header: "Limit",
+        note: "Limit: what held the run below its path's ceiling, from the evidence both sides \
+               sampled (linerate client's limit block).",
+        cell: limit,
+    },
 ];
+
+/// The run's limit verdict (`linerate.limit`, TCP; `linerate.udp_limit`'s loss place, UDP).
+fn limit(r: &RunRecord) -> Option<String> {
+    let lr = &r.document["linerate"];
+    if let Ok(l) = serde_json::from_value::<linerate_iperf3::limit::TcpLimit>(lr["limit"].clone()) {
+        return Some(l.kind.describe().to_owned());
+    }
+    serde_json::from_value::<linerate_iperf3::udp_limit::UdpLimit>(lr["udp_limit"].clone())
+        .ok()
+        .map(|l| format!("loss: {}", l.place.describe()))
+}

@@ -329,6 +329,22 @@ pub fn quantity(value: f64, unit: &str) -> String {
     }
 }
 
+/// `  limit: send buffer (5/5)`: the limit most of a variant's TCP runs named, and how many
+/// of its runs named one; empty when none did.
+fn dominant_limit(r: &linerate_lab::runner::ExperimentResult, variant: &str) -> String {
+    let kinds: Vec<_> = r
+        .runs
+        .iter()
+        .filter(|x| x.variant == variant)
+        .filter_map(|x| x.measure.as_ref()?.document.as_ref()?.iperf3())
+        .filter_map(|d| Some(d.linerate.as_ref()?.limit.as_ref()?.kind))
+        .collect();
+    match linerate_explain::tcp::dominant(&kinds) {
+        Some((kind, n)) => format!("  limit: {} ({n}/{})", kind.describe(), kinds.len()),
+        None => String::new(),
+    }
+}
+
 /// `lab run` as text: per variant the mean ± standard deviation with min … max and N, and
 /// against the baseline (the first variant) ministat's verdict at the experiment's confidence.
 pub fn run_text(
@@ -367,6 +383,7 @@ pub fn run_text(
         if i == 0 {
             line.push_str("  baseline");
         }
+        line.push_str(&dominant_limit(r, &v.name));
         if v.failed > 0 {
             line.push_str(&format!("  ({} failed)", v.failed));
         }
