@@ -25,6 +25,7 @@ mod de;
 mod document;
 mod end;
 mod error;
+pub mod cost;
 pub mod evidence;
 pub mod exchange;
 mod interval;

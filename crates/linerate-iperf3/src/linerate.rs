@@ -91,6 +91,9 @@ pub struct Linerate {
     /// side's and the server's (see [`crate::evidence`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub evidence: Option<crate::evidence::TestEvidence>,
+    /// Each side's CPU seconds per GB or per million datagrams moved (see [`crate::cost`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<crate::cost::TestCost>,
     /// The run was ended early by this signal (`SIGINT`, `SIGTERM`): a partial run, whose
     /// numbers cover only the time it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,6 +1,7 @@
 //! `linerate client`: one test against a linerate or iperf3 server.
 
 pub mod auth;
+mod cost;
 mod human;
 mod modes;
 mod tos;
@@ -325,7 +326,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else if args.json {
         crate::output::print_json(&document)?;
     } else {
-        crate::output::print_text(&modes::summary(&result, || human.summary(&result)))?;
+        let text = modes::summary(&result, || human.summary(&result));
+        let cost = document.linerate.as_ref().and_then(|l| l.cost.as_ref());
+        crate::output::print_text(&cost::with_cost(text, cost))?;
     }
     if let Some(sig) = interrupted {
         eprintln!(
