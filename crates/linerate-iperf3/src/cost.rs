@@ -188,10 +188,12 @@ mod tests {
     #[test]
     fn tcp_cost_from_iperf3_percentages() {
         // 10 s, 20 GB received; local 50 % user + 100 % system = 15 CPU s → 0.75 s/GB.
-        let d = doc(r#"{"start":{"test_start":{"protocol":"TCP"}},"intervals":[],
+        let d = doc(
+            r#"{"start":{"test_start":{"protocol":"TCP"}},"intervals":[],
             "end":{"sum_received":{"start":0,"end":10,"seconds":10,"bytes":20000000000,"bits_per_second":1.6e10},
             "cpu_utilization_percent":{"host_total":150,"host_user":50,"host_system":100,
-            "remote_total":40,"remote_user":10,"remote_system":30}}}"#);
+            "remote_total":40,"remote_user":10,"remote_system":30}}}"#,
+        );
         let c = TestCost::of(&d).unwrap();
         assert_eq!(c.unit, CostUnit::Gb);
         let l = c.local.unwrap();
@@ -206,11 +208,13 @@ mod tests {
     #[test]
     fn udp_cost_counts_received_datagrams_and_absent_remote_is_none() {
         // 2 M sent, 1 M lost → 1 M received; 10 s at 100 % system → 10 s per M datagrams.
-        let d = doc(r#"{"start":{"test_start":{"protocol":"UDP"}},"intervals":[],
+        let d = doc(
+            r#"{"start":{"test_start":{"protocol":"UDP"}},"intervals":[],
             "end":{"sum":{"start":0,"end":10,"seconds":10,"bytes":128000000,"bits_per_second":1e8,
             "packets":2000000,"lost_packets":1000000},
             "cpu_utilization_percent":{"host_total":100,"host_user":0,"host_system":100,
-            "remote_total":0,"remote_user":0,"remote_system":0}}}"#);
+            "remote_total":0,"remote_user":0,"remote_system":0}}}"#,
+        );
         let c = TestCost::of(&d).unwrap();
         assert_eq!(c.unit, CostUnit::MillionDatagrams);
         assert!((c.moved - 1.0).abs() < 1e-9);
@@ -220,7 +224,9 @@ mod tests {
 
     #[test]
     fn nothing_moved_has_no_cost() {
-        let d = doc(r#"{"start":{},"intervals":[],"end":{"sum_received":{"seconds":10,"bytes":0,"bits_per_second":0}}}"#);
+        let d = doc(
+            r#"{"start":{},"intervals":[],"end":{"sum_received":{"seconds":10,"bytes":0,"bits_per_second":0}}}"#,
+        );
         assert_eq!(TestCost::of(&d), None);
         let d = doc(r#"{"start":{},"intervals":[],"end":{}}"#);
         assert_eq!(TestCost::of(&d), None);

@@ -21,11 +21,11 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod cost;
 mod de;
 mod document;
 mod end;
 mod error;
-pub mod cost;
 pub mod evidence;
 pub mod exchange;
 mod interval;
