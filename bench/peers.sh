@@ -250,10 +250,7 @@ def cost_txt(case, tool):
     total = None if None in cols[:2] else cols[0] + cols[1]
     return total, f"client {side(cols[0], cols[1])}, server {side(cols[2], cols[3])}"
 
-print("\nCPU seconds per GB (TCP) or per million received datagrams (UDP), medians; the ratio is")
-print("linerate's client total over the peer's (≤ 0.9× is the goal for TCP)\n")
-print("| case | linerate | peer | peer | client ratio | loss % linerate / peer |")
-print("|---|---|---|---|---|---|")
+rows = []
 for case, (title, peers) in titles.items():
     lt, ltxt = cost_txt(case, "linerate")
     if ltxt == "–":
@@ -265,6 +262,12 @@ for case, (title, peers) in titles.items():
         ratio = f"{lt / pt:.2f}×" if lt and pt else "–"
         lo = med(loss.get((case, "linerate"), [])), med(loss.get((case, peer), []))
         lo_txt = "–" if None in lo else f"{lo[0]:.2f} / {lo[1]:.2f}"
-        print(f"| {title} | {ltxt} | {peer} | {ptxt} | {ratio} | {lo_txt} |")
+        rows.append(f"| {title} | {ltxt} | {peer} | {ptxt} | {ratio} | {lo_txt} |")
+if rows:
+    print("\nCPU seconds per GB (TCP) or per million received datagrams (UDP), medians; the ratio is")
+    print("linerate's client total over the peer's (≤ 0.9× is the goal for TCP)\n")
+    print("| case | linerate | peer | peer | client ratio | loss % linerate / peer |")
+    print("|---|---|---|---|---|---|")
+    print("\n".join(rows))
 EOF
 echo "raw numbers and logs: $OUT" >&2
