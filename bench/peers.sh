@@ -12,14 +12,19 @@
 # `timeout`. Prints the medians and the ratios linerate/peer as a Markdown table and keeps the
 # raw numbers in $OUT. Numbers on a shared machine are noisy: compare ratios, not absolutes.
 #
-# Environment: DURATION (seconds per run, default 10), REPS (default 3), OUT (results folder),
+# Beside throughput, the cost of a bit: each side's CPU seconds per GB (TCP) or per million
+# datagrams received (UDP), user and system apart. linerate's from its document's
+# `linerate.cost`; iperf3's computed the same way from its `cpu_utilization_percent`
+# (percent of the test's wall time × seconds ÷ units moved).
+#
+# Environment: DURATION (seconds per run, default 10), REPS (default 5), OUT (results folder),
 # LINERATE (a built binary; default: build target/release/linerate), CASES (default
 # "tcp1 tcp2 udp64 udp64_nogso rr rr_pinned").
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10}
-REPS=${REPS:-3}
+REPS=${REPS:-5}
 CASES=${CASES:-"tcp1 tcp2 udp64 udp64_nogso rr rr_pinned"}
 OUT=${OUT:-bench/results/peers-$(date -u +%Y%m%dT%H%M%SZ)}
 LIMIT=$((DURATION + 30))
@@ -82,7 +87,30 @@ d = json.load(open(sys.argv[1]))
 print(eval(sys.argv[2]))' "$1" "$2"
 }
 
-record() { printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "${5:-}" >>"$RAW"; }
+record() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "${5:-}" "${6:-}" >>"$RAW"; }
+
+# cost FILE: "client_user,client_system,server_user,server_system" CPU s per GB (TCP) or per
+# million received datagrams (UDP); empty fields where a side is unknown.
+cost() {
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+c = (d.get("linerate") or {}).get("cost")
+if c is None:
+    e = d["end"]
+    udp = d["start"].get("test_start", {}).get("protocol", "").upper() == "UDP"
+    s = e["sum"] if udp else e["sum_received"]
+    moved = (s["packets"] - s["lost_packets"]) / 1e6 if udp else s["bytes"] / 1e9
+    u = e.get("cpu_utilization_percent", {})
+    def side(user, system):
+        if user not in u or u.get(user, 0) + u.get(system, 0) <= 0:
+            return None
+        return {k: u[f] / 100 * s["seconds"] / moved for k, f in (("user_seconds", user), ("system_seconds", system))}
+    c = {"local": side("host_user", "host_system"), "remote": side("remote_user", "remote_system")}
+def f(side, k):
+    v = (c.get(side) or {}).get(k)
+    return "" if v is None else f"{v:.4f}"
+print(",".join(f(s, k) for s in ("local", "remote") for k in ("user_seconds", "system_seconds")))' "$1"
+}
 
 run_case() {
     local case=$1 rep=$2 f v p99
@@ -92,9 +120,9 @@ run_case() {
         local par=1
         [[ $case == tcp2 ]] && par=2
         timeout "$LIMIT" "$LINERATE" client 127.0.0.1 -p "$P_LR" -t "${DURATION}s" -P "$par" -i 0 --json >"$f-linerate.json"
-        record "$case" linerate "$rep" "$(json_get "$f-linerate.json" "d['end']['sum_received']['bits_per_second']")"
+        record "$case" linerate "$rep" "$(json_get "$f-linerate.json" "d['end']['sum_received']['bits_per_second']")" "" "$(cost "$f-linerate.json")"
         timeout "$LIMIT" iperf3 -c 127.0.0.1 -p "$P_I3" -t "$DURATION" -P "$par" -J >"$f-iperf3.json"
-        record "$case" iperf3 "$rep" "$(json_get "$f-iperf3.json" "d['end']['sum_received']['bits_per_second']")"
+        record "$case" iperf3 "$rep" "$(json_get "$f-iperf3.json" "d['end']['sum_received']['bits_per_second']")" "" "$(cost "$f-iperf3.json")"
         if [[ $case == tcp2 ]]; then
             timeout "$LIMIT" iperf -c 127.0.0.1 -p "$P_I2" -t "$DURATION" -P 2 -y C >"$f-iperf2.csv"
             # Per-stream CSV lines (and a sum line, id -1, on some versions): last field is bit/s.
@@ -109,9 +137,11 @@ print(float(s[-1][8]) if s else sum(float(r[8]) for r in rows))' "$f-iperf2.csv"
         local gso=()
         [[ $case == udp64_nogso ]] && gso=(--no-gso)
         timeout "$LIMIT" "$LINERATE" client 127.0.0.1 -p "$P_LR" --mode pps -l 18 "${gso[@]}" -t "${DURATION}s" -i 0 --json >"$f-linerate.json"
-        record "$case" linerate "$rep" "$(json_get "$f-linerate.json" "d['linerate']['received_pps']")"
+        record "$case" linerate "$rep" "$(json_get "$f-linerate.json" "d['linerate']['received_pps']")" \
+            "$(json_get "$f-linerate.json" "d['linerate']['pps']['lost_percent']")" "$(cost "$f-linerate.json")"
         timeout "$LIMIT" iperf3 -c 127.0.0.1 -p "$P_I3" -u -l 18 -b 0 -t "$DURATION" -J >"$f-iperf3.json"
-        record "$case" iperf3 "$rep" "$(json_get "$f-iperf3.json" "(d['end']['sum']['packets'] - d['end']['sum']['lost_packets']) / d['end']['sum']['seconds']")"
+        record "$case" iperf3 "$rep" "$(json_get "$f-iperf3.json" "(d['end']['sum']['packets'] - d['end']['sum']['lost_packets']) / d['end']['sum']['seconds']")" \
+            "$(json_get "$f-iperf3.json" "d['end']['sum']['lost_percent']")" "$(cost "$f-iperf3.json")"
         ;;
     rr | rr_pinned)
         local aff=() pin=() port=$P_SP
@@ -155,12 +185,16 @@ import statistics, sys
 from collections import defaultdict
 
 raw, duration, reps = sys.argv[1], sys.argv[2], sys.argv[3]
-vals, p99 = defaultdict(list), defaultdict(list)
+vals, p99, loss, costs = defaultdict(list), defaultdict(list), defaultdict(list), defaultdict(list)
 for line in open(raw):
-    case, tool, rep, v, q = (line.rstrip("\n").split("\t") + [""])[:5]
+    case, tool, rep, v, q, c = (line.rstrip("\n").split("\t") + ["", ""])[:6]
     vals[(case, tool)].append(float(v))
-    if q:
+    if q and case.startswith("udp"):
+        loss[(case, tool)].append(float(q))
+    elif q:
         p99[(case, tool)].append(float(q))
+    if c:
+        costs[(case, tool)].append([float(x) if x else None for x in c.split(",")])
 
 def fmt(case, v):
     if case.startswith("tcp"):
@@ -201,5 +235,39 @@ for case, (title, peers) in titles.items():
         if p99.get((case, peer)) and p99.get((case, "linerate")):
             ok = ok and statistics.median(p99[(case, "linerate")]) <= statistics.median(p99[(case, peer)])
         print(f"| {title} | {lr_txt} | {peer} | {peer_txt} | {ratio:.2f}× | ≥ {target}× | {'yes' if ok else 'NO'} |")
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+def cost_txt(case, tool):
+    rows = costs.get((case, tool))
+    if not rows:
+        return None, "–"
+    cols = [med([r[i] for r in rows]) for i in range(4)]
+    def side(u, s):
+        return "unknown" if u is None or s is None else f"{u + s:.3f} ({u:.3f} u + {s:.3f} s)"
+    total = None if None in cols[:2] else cols[0] + cols[1]
+    return total, f"client {side(cols[0], cols[1])}, server {side(cols[2], cols[3])}"
+
+rows = []
+for case, (title, peers) in titles.items():
+    lt, ltxt = cost_txt(case, "linerate")
+    if ltxt == "–":
+        continue
+    for peer in peers:
+        pt, ptxt = cost_txt(case, peer)
+        if ptxt == "–":
+            continue
+        ratio = f"{lt / pt:.2f}×" if lt and pt else "–"
+        lo = med(loss.get((case, "linerate"), [])), med(loss.get((case, peer), []))
+        lo_txt = "–" if None in lo else f"{lo[0]:.2f} / {lo[1]:.2f}"
+        rows.append(f"| {title} | {ltxt} | {peer} | {ptxt} | {ratio} | {lo_txt} |")
+if rows:
+    print("\nCPU seconds per GB (TCP) or per million received datagrams (UDP), medians; the ratio is")
+    print("linerate's client total over the peer's (≤ 0.9× is the goal for TCP)\n")
+    print("| case | linerate | peer | peer | client ratio | loss % linerate / peer |")
+    print("|---|---|---|---|---|---|")
+    print("\n".join(rows))
 EOF
 echo "raw numbers and logs: $OUT" >&2

@@ -98,6 +98,9 @@ pub struct Linerate {
     /// [`crate::udp_limit`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub udp_limit: Option<crate::udp_limit::UdpLimit>,
+    /// Each side's CPU seconds per GB or per million datagrams moved (see [`crate::cost`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<crate::cost::TestCost>,
     /// The run was ended early by this signal (`SIGINT`, `SIGTERM`): a partial run, whose
     /// numbers cover only the time it ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -326,7 +326,7 @@ fn linerate(r: &RunResult) -> Linerate {
 
 /// The whole result as iperf3's `--json` document, plus `linerate`.
 pub fn document(r: &RunResult) -> Document {
-    Document {
+    let mut doc = Document {
         start: start(&r.start),
         intervals: r.intervals.iter().map(interval).collect(),
         end: end(r),
@@ -336,7 +336,13 @@ pub fn document(r: &RunResult) -> Document {
         schema: Some(r.schema.clone()),
         linerate: Some(linerate(r)),
         extra: serde_json::Map::new(),
+    };
+    // The cost of a bit is read off the finished document, as it is for iperf3's own.
+    let cost = linerate_iperf3::cost::TestCost::of(&doc);
+    if let Some(l) = doc.linerate.as_mut() {
+        l.cost = cost;
     }
+    doc
 }
 
 /// `Sat, 21 Nov 2026 23:30:25 GMT` from Unix seconds (as iperf3's `timestamp.time`).

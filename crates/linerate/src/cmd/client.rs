@@ -1,6 +1,7 @@
 //! `linerate client`: one test against a linerate or iperf3 server.
 
 pub mod auth;
+mod cost;
 mod human;
 pub mod limit;
 mod modes;
@@ -182,7 +183,7 @@ pub struct Args {
     pub evidence_hz: u32,
     /// The path's bottleneck rate (`1G`), for the limit block: the ceiling a TCP test is
     /// judged against and the buffers that reach it are sized for
-    #[arg(long, value_name = "RATE", value_parser = crate::cmd::calc::positive_rate)]
+    #[arg(long, value_name = "RATE", value_parser = crate::cmd::calc::positive_rate, allow_hyphen_values = true)]
     pub path_rate: Option<linerate_units::BitRate>,
     /// pps/rr/crr options and --affinity
     #[command(flatten)]
@@ -338,7 +339,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else if args.json {
         crate::output::print_json(&document)?;
     } else {
-        crate::output::print_text(&modes::summary(&result, || human.summary(&result)))?;
+        let text = modes::summary(&result, || human.summary(&result));
+        let cost = document.linerate.as_ref().and_then(|l| l.cost.as_ref());
+        crate::output::print_text(&cost::with_cost(text, cost))?;
         if let Some(l) = &udp_limit {
             crate::output::print_text(&udp_limit::render(l))?;
         }
