@@ -16,6 +16,7 @@ mod iperf3;
 mod summary;
 
 pub use engine::Engine;
+pub(crate) use engine::run_client_server;
 pub use iperf3::Iperf3;
 pub use summary::comparison_options;
 
@@ -24,6 +25,7 @@ pub(crate) use crate::child::wait_bounded;
 use linerate_stats::Confidence;
 use linerate_stats::comparison::Verdict;
 
+use crate::bed::{RunFacts, TestBed};
 use crate::build::{self, UpOptions};
 use crate::experiment::schedule::{self, Slot};
 use crate::experiment::{Experiment, Workload};
@@ -170,8 +172,8 @@ const DURATION_TOLERANCE: f64 = 0.2;
 /// Extra seconds a run may last beyond the tolerance.
 const DURATION_SLACK_S: f64 = 1.0;
 
-/// Runs `exp` and compares each variant with the baseline at `confidence`; `progress` sees
-/// each run as it ends (run index, total).
+/// Runs `exp` on a fresh namespace lab per run and compares each variant with the baseline
+/// at `confidence`; `progress` sees each run as it ends (run index, total).
 pub fn run(
     exp: &Experiment,
     opts: &UpOptions,
@@ -179,12 +181,25 @@ pub fn run(
     confidence: Confidence,
     progress: &mut dyn FnMut(&RunRecord, usize, usize),
 ) -> Result<ExperimentResult, LabError> {
-    if !linerate_sys::is_root() {
-        return Err(LabError::NotRoot);
-    }
-    for v in &exp.variants {
-        load.check(&v.workload)?;
-    }
+    let mut bed = LabBed {
+        opts,
+        load,
+        name: exp.lab_name.to_string(),
+    };
+    run_on(exp, &mut bed, load.name(), confidence, progress)
+}
+
+/// Runs `exp` on `bed` (its variants interleaved and repeated) and compares each variant with
+/// the baseline at `confidence`; `load` names the load generator in the result. The bed is
+/// restored at the end whatever happened (a stop signal, an error).
+pub fn run_on(
+    exp: &Experiment,
+    bed: &mut dyn TestBed,
+    load: &'static str,
+    confidence: Confidence,
+    progress: &mut dyn FnMut(&RunRecord, usize, usize),
+) -> Result<ExperimentResult, LabError> {
+    bed.check(exp)?;
     let order = schedule::interleaved(exp.variants.len(), exp.repetitions);
     let mut runs = Vec::with_capacity(order.len());
     let blocked = signal::Blocked::new(&STOP_SIGNALS);
@@ -201,17 +216,13 @@ pub fn run(
             break;
         }
         let variant = &exp.variants[slot.variant];
-        let mut tunnel = None;
-        let mut emulator = None;
-        let record = match one_run(
-            variant,
-            opts,
-            load,
-            &interrupted,
-            &mut tunnel,
-            &mut emulator,
-        ) {
+        let mut facts = RunFacts::default();
+        let record = match bed.one_run(variant, &interrupted, &mut facts) {
             Ok(Ok(m)) => {
+                let RunFacts {
+                    mut tunnel,
+                    emulator,
+                } = facts;
                 let want = variant.workload.duration.as_secs_f64();
                 // The receiver's clock also covers draining the path's queue: allow some slack.
                 // A run that ended early does not count; one that ran long (draining the path's
@@ -246,8 +257,8 @@ pub fn run(
                 variant: variant.name.clone(),
                 measure: None,
                 error: Some(e.to_string()),
-                tunnel,
-                emulator,
+                tunnel: facts.tunnel,
+                emulator: facts.emulator,
             },
             // A stop signal during a lab's bring-up (which removed what it made) stops the
             // experiment like one during a run: the runs before it are the result.
@@ -266,14 +277,17 @@ pub fn run(
         progress(&record, i + 1, order.len());
         runs.push(record);
     }
+    // Restored with the stop signals still blocked: a second Ctrl-C does not cut it short.
+    let restored = bed.finish();
     drop(blocked);
     outcome?;
+    restored?;
     let variants = summary::variants(exp, &runs, confidence);
     Ok(ExperimentResult {
         schema: SCHEMA,
         experiment: exp.name.clone(),
-        lab: exp.lab_name.to_string(),
-        load: load.name(),
+        lab: bed.name(),
+        load,
         confidence,
         runs,
         variants,
@@ -281,38 +295,64 @@ pub fn run(
     })
 }
 
-/// Builds the variant's lab, runs the load once, removes the lab. The outer error aborts the
-/// experiment (the lab could not be built); the inner one only fails this run.
-fn one_run(
-    variant: &crate::experiment::Variant,
-    opts: &UpOptions,
-    load: &dyn Load,
-    interrupted: &dyn Fn() -> bool,
-    tunnel: &mut Option<RunTunnel>,
-    emulator: &mut Option<crate::state::EmulatorKind>,
-) -> Result<Result<Measure, LabError>, LabError> {
-    let report = build::up(&variant.spec, opts)?;
-    let state = report.state;
-    *emulator = Some(state.emulator);
-    *tunnel = state.tunnel.as_ref().map(|t| RunTunnel {
-        kind: t.spec.kind(),
-        implementation: t.implementation.clone(),
-        interface_mtu: t.mtu,
-        tcp_maxseg: None,
-        link_mtu: t.link_mtu,
-        observed: None,
-    });
-    let result = (|| {
-        if let Some(fw) = &variant.firewall {
-            let node = control::default_firewall_node(&state);
-            let ns = netns::Netns::open(control::node_netns(&state, node)?)?;
-            firewall::apply(&ns, node, fw)?;
-        }
-        load.run(&state, &variant.workload, interrupted)
-    })();
-    if let (Some(t), Some(run)) = (state.tunnel.as_ref(), tunnel.as_mut()) {
-        run.observed = Some(crate::tunnel::observe::observe(t));
+/// The namespace lab as a test bed: every run on a fresh lab, built for the variant and
+/// removed after the run, the load run in its `gen` and `recv`.
+struct LabBed<'a> {
+    opts: &'a UpOptions,
+    load: &'a dyn Load,
+    name: String,
+}
+
+impl TestBed for LabBed<'_> {
+    fn name(&self) -> String {
+        self.name.clone()
     }
-    teardown::down(&opts.state_dir, &variant.spec.name)?;
-    Ok(result)
+
+    fn check(&mut self, exp: &Experiment) -> Result<(), LabError> {
+        if !linerate_sys::is_root() {
+            return Err(LabError::NotRoot);
+        }
+        for v in &exp.variants {
+            self.load.check(&v.workload)?;
+        }
+        Ok(())
+    }
+
+    /// Builds the variant's lab, runs the load once, removes the lab.
+    fn one_run(
+        &mut self,
+        variant: &crate::experiment::Variant,
+        interrupted: &dyn Fn() -> bool,
+        facts: &mut RunFacts,
+    ) -> Result<Result<Measure, LabError>, LabError> {
+        let opts = self.opts;
+        let report = build::up(&variant.spec, opts)?;
+        let state = report.state;
+        facts.emulator = Some(state.emulator);
+        facts.tunnel = state.tunnel.as_ref().map(|t| RunTunnel {
+            kind: t.spec.kind(),
+            implementation: t.implementation.clone(),
+            interface_mtu: t.mtu,
+            tcp_maxseg: None,
+            link_mtu: t.link_mtu,
+            observed: None,
+        });
+        let result = (|| {
+            if let Some(fw) = &variant.firewall {
+                let node = control::default_firewall_node(&state);
+                let ns = netns::Netns::open(control::node_netns(&state, node)?)?;
+                firewall::apply(&ns, node, fw)?;
+            }
+            self.load.run(&state, &variant.workload, interrupted)
+        })();
+        if let (Some(t), Some(run)) = (state.tunnel.as_ref(), facts.tunnel.as_mut()) {
+            run.observed = Some(crate::tunnel::observe::observe(t));
+        }
+        teardown::down(&opts.state_dir, &variant.spec.name)?;
+        Ok(result)
+    }
+
+    fn finish(&mut self) -> Result<(), LabError> {
+        Ok(())
+    }
 }
