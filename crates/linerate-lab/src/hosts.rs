@@ -34,6 +34,8 @@ pub struct HostsBed {
     pub facts: Vec<HostFacts>,
     /// Whether a firewall variant may be on `recv` now.
     firewall_on: bool,
+    /// Whether the hosts passed the check.
+    checked: bool,
 }
 
 /// The part of `tune --apply --json` the bed reads.
@@ -59,6 +61,7 @@ impl HostsBed {
             recovered: Vec::new(),
             facts: Vec::new(),
             firewall_on: false,
+            checked: false,
         }
     }
 
@@ -245,7 +248,11 @@ impl TestBed for HostsBed {
         )
     }
 
+    /// Checks once: the caller may check before it begins storing, and the runner again.
     fn check(&mut self, exp: &Experiment) -> Result<(), LabError> {
+        if self.checked {
+            return Ok(());
+        }
         for v in &exp.variants {
             let w = &v.workload;
             let frames = w.mode == WorkloadMode::Rfc2544
@@ -272,6 +279,7 @@ impl TestBed for HostsBed {
             }
         }
         self.recovered = recovered;
+        self.checked = true;
         self.facts = self
             .hosts()
             .iter()

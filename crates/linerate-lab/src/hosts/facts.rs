@@ -27,6 +27,21 @@ pub struct HostFacts {
     pub snapshot: Option<HostSnapshot>,
 }
 
+impl HostFacts {
+    /// One line: `gen root@a (name): Linux 6.12; CPU …; eth0: ixgbe, 10 Gbit/s`.
+    pub fn line(&self) -> String {
+        let mut out = format!(
+            "{} {} ({}): {}; {}",
+            self.role, self.ssh, self.hostname, self.kernel, self.cpu
+        );
+        for n in &self.nics {
+            out.push_str("; ");
+            out.push_str(n);
+        }
+        out
+    }
+}
+
 /// Reads `host`'s snapshot and sums it up.
 pub fn gather(host: &SshHost) -> Result<HostFacts, LabError> {
     let linerate = ssh::quote(&host.spec.linerate);
