@@ -130,6 +130,14 @@ pub enum LabError {
         /// The Debian package that has it.
         package: String,
     },
+    /// A real host refused, could not be reached, or failed a step; names the host.
+    #[error("host {host}: {reason}")]
+    Host {
+        /// `role (ssh destination)`.
+        host: String,
+        /// What happened.
+        reason: String,
+    },
     /// nft refused a ruleset.
     #[error("nft in node {node}: {reason}")]
     Firewall {

@@ -3,6 +3,7 @@
 //! Everything is validated before anything is built; each error names the file, the line and
 //! the field. See `examples/lab/*.toml` for annotated examples.
 
+pub mod hosts;
 mod link;
 mod raw;
 pub mod schedule;
@@ -20,6 +21,7 @@ use crate::firewall::Firewall;
 use crate::name::LabName;
 use crate::spec::{EmulatorChoice, LabSpec, NodeSysctl};
 use crate::topology::Topology;
+pub use hosts::{HostSpec, HostsSpec};
 use link::{Entry, LinkTexts};
 use raw::RawFile;
 
@@ -199,6 +201,9 @@ pub struct Experiment {
     pub variants: Vec<Variant>,
     /// The sweep, if any.
     pub sweep: Option<Sweep>,
+    /// Real hosts over SSH instead of a lab (`[hosts]`); `None`: a lab.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hosts: Option<HostsSpec>,
 }
 
 /// Checks against the live host, injected so that parsing stays testable.
@@ -340,6 +345,19 @@ pub fn parse(text: &str, file: &Path, host: &dyn HostCheck) -> Result<Experiment
         None => format!("x{}", std::process::id() % 1_000_000)
             .parse::<LabName>()
             .map_err(|e| ctx.err(0..0, "experiment.lab_name", e.to_string()))?,
+    };
+    let hosts = match &raw.hosts {
+        None => None,
+        Some(h) => {
+            if raw.lab.is_some() {
+                return Err(ctx.err(
+                    h.sender.span(),
+                    "hosts",
+                    "[hosts] runs between real hosts; [lab] (topology, links, tunnels) builds namespaces: an experiment has one or the other",
+                ));
+            }
+            Some(hosts::parse(&ctx, h)?)
+        }
     };
     let lab = raw.lab.unwrap_or_default();
     let topology = match &lab.topology {
@@ -543,6 +561,9 @@ pub fn parse(text: &str, file: &Path, host: &dyn HostCheck) -> Result<Experiment
 
     let mut variants = Vec::with_capacity(drafts.len());
     for (i, d) in drafts.iter().enumerate() {
+        if hosts.is_some() {
+            on_hosts(&ctx, d)?;
+        }
         if d.name.is_empty() {
             return Err(ctx.err(
                 d.name_span.clone(),
@@ -557,8 +578,17 @@ pub fn parse(text: &str, file: &Path, host: &dyn HostCheck) -> Result<Experiment
                 format!("duplicate variant name {:?}", d.name),
             ));
         }
+        let live: &dyn HostCheck = if hosts.is_some() { &NoHostCheck } else { host };
         variants.push(variant(
-            &ctx, host, d, &lab_name, topology, emulator, &base_link, &workload,
+            &ctx,
+            live,
+            d,
+            &lab_name,
+            topology,
+            emulator,
+            &base_link,
+            &workload,
+            hosts.is_some(),
         )?);
     }
     Ok(Experiment {
@@ -568,7 +598,39 @@ pub fn parse(text: &str, file: &Path, host: &dyn HostCheck) -> Result<Experiment
         lab_name,
         variants,
         sweep: sweep_info,
+        hosts,
     })
+}
+
+/// Refuses what only a lab can do in a variant on real hosts: emulated links, tunnels, a
+/// user's nftables file (it flushes the host's whole ruleset, which a rollback cannot restore).
+fn on_hosts(ctx: &Ctx<'_>, d: &Draft) -> Result<(), ExperimentError> {
+    if let Some(e) = d.link.first() {
+        return Err(ctx.err(
+            e.span.clone(),
+            &e.field,
+            "links are emulated in a lab; on real hosts ([hosts]) the path is the real one",
+        ));
+    }
+    if let Some(t) = &d.tunnel {
+        return Err(ctx.err(
+            t.span.clone(),
+            &t.field,
+            "tunnels are built in a lab; on real hosts ([hosts]) there is none to build",
+        ));
+    }
+    if let Some(f) = &d.firewall
+        && matches!(f.text.parse::<Firewall>(), Ok(Firewall::File(_)))
+    {
+        return Err(ctx.err(
+            f.span.clone(),
+            &f.field,
+            "on real hosts only the generated firewalls (none, stateless:N, stateful) run: \
+             they live in their own table, which the rollback removes; a file may flush the \
+             host's own ruleset",
+        ));
+    }
+    Ok(())
 }
 
 fn workload(ctx: &Ctx<'_>, w: &raw::RawWorkload) -> Result<Workload, ExperimentError> {
@@ -677,6 +739,7 @@ fn variant(
     emulator: EmulatorChoice,
     base_link: &LinkTexts,
     base_workload: &Workload,
+    on_hosts: bool,
 ) -> Result<Variant, ExperimentError> {
     let link = base_link.with(&d.link);
     let opts = link.options(ctx)?;
@@ -697,8 +760,11 @@ fn variant(
                 ),
             ));
         }
-        crate::sysctl::check_scope(&parsed.key)
-            .map_err(|e| ctx.err(s.span.clone(), &s.field, e.to_string()))?;
+        // A real host takes any key; a lab's nodes only per-namespace ones.
+        if !on_hosts {
+            crate::sysctl::check_scope(&parsed.key)
+                .map_err(|e| ctx.err(s.span.clone(), &s.field, e.to_string()))?;
+        }
         host.sysctl(&parsed.key)
             .map_err(|e| ctx.err(s.span.clone(), &s.field, e))?;
         sysctls.push(parsed);

@@ -66,10 +66,38 @@ const BASE_CHAINS: &str = "\tchain input {\n\t\ttype filter hook input priority 
 /// regular chain that both the input and forward hooks jump to, so the same ruleset works on
 /// a router and on an end host.
 pub fn ruleset(fw: &Firewall) -> Option<String> {
-    let mut out = String::from(HEADER);
     match fw {
-        Firewall::File(_) => return None,
-        Firewall::None => return Some("flush ruleset\n".to_owned()),
+        Firewall::None => Some("flush ruleset\n".to_owned()),
+        _ => generated(
+            fw,
+            HEADER,
+            "ip saddr 198.18.0.0/15 ct state new accept\n\t\tdrop",
+        ),
+    }
+}
+
+/// The table a variant's firewall lives in on a real host: the host's own ruleset is left
+/// alone, and removing the table undoes the variant.
+pub const HOST_TABLE: &str = "linerate_experiment";
+
+/// The nftables text of a generated variant on a real host (`None` for a user's file or
+/// `none`): in its own table [`HOST_TABLE`] (replaced if there), and the stateful variant
+/// admits new connections from anywhere, so the rules never lock out the ssh that rolls them
+/// back.
+pub fn host_ruleset(fw: &Firewall) -> Option<String> {
+    let header = format!(
+        "table inet {HOST_TABLE}\ndelete table inet {HOST_TABLE}\ntable inet {HOST_TABLE} {{\n"
+    );
+    match fw {
+        Firewall::None => None,
+        _ => generated(fw, &header, "ct state new accept"),
+    }
+}
+
+fn generated(fw: &Firewall, header: &str, stateful_new: &str) -> Option<String> {
+    let mut out = String::from(header);
+    match fw {
+        Firewall::File(_) | Firewall::None => return None,
         Firewall::Stateless { rules } => {
             out.push_str("\tchain rules {\n");
             for i in 0..*rules {
@@ -78,10 +106,10 @@ pub fn ruleset(fw: &Firewall) -> Option<String> {
             out.push_str("\t\taccept\n\t}\n");
         }
         Firewall::Stateful => {
-            out.push_str(
-                "\tchain rules {\n\t\tct state established,related accept\n\t\tct state invalid drop\n\
-                 \t\tip saddr 198.18.0.0/15 ct state new accept\n\t\tdrop\n\t}\n",
-            );
+            out.push_str(&format!(
+                "\tchain rules {{\n\t\tct state established,related accept\n\t\tct state invalid drop\n\
+                 \t\t{stateful_new}\n\t}}\n"
+            ));
         }
     }
     out.push_str(BASE_CHAINS);

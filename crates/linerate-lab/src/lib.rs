@@ -16,6 +16,7 @@
 #![cfg(target_os = "linux")]
 #![forbid(unsafe_code)]
 
+pub mod bed;
 pub mod build;
 mod child;
 pub mod control;
@@ -23,6 +24,7 @@ pub mod emulator;
 mod error;
 pub mod experiment;
 pub mod firewall;
+pub mod hosts;
 pub mod impair;
 pub mod name;
 pub mod netem;

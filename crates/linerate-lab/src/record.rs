@@ -144,8 +144,18 @@ impl Bed {
             workload: self.workload.clone(),
             value: m.value,
             unit: m.unit.to_owned(),
+            hosts: Vec::new(),
         }
     }
+}
+
+/// The facts of real hosts, as a stored run carries them.
+#[derive(Debug, Clone)]
+struct OnHosts {
+    /// The bed's name (`hosts gen=… recv=…`).
+    name: String,
+    /// One line per host.
+    lines: Vec<String>,
 }
 
 /// An experiment being stored (or not, when there is no store).
@@ -163,6 +173,8 @@ pub struct Recorder {
     host: Option<serde_json::Value>,
     /// Each variant's test bed: lab, topology, links.
     beds: Vec<Bed>,
+    /// The hosts, when the runs go between real hosts.
+    hosts: Option<OnHosts>,
 }
 
 impl Recorder {
@@ -199,7 +211,17 @@ impl Recorder {
             error: None,
             sweep: exp.sweep.clone(),
             beds: exp.variants.iter().map(Bed::of).collect(),
+            hosts: None,
         })
+    }
+
+    /// The runs go between real hosts (`bed`, named so in results): every stored run says so
+    /// and carries each host's facts.
+    pub fn on_hosts(&mut self, bed: String, facts: &[crate::hosts::HostFacts]) {
+        self.hosts = Some(OnHosts {
+            name: bed,
+            lines: facts.iter().map(crate::hosts::HostFacts::line).collect(),
+        });
     }
 
     /// The stored experiment, when there is a store.
@@ -255,8 +277,14 @@ impl Recorder {
             RunDocument::Iperf3(doc) => {
                 let mut doc = doc.clone();
                 if let Some(bed) = self.beds.get(r.slot.variant) {
-                    let facts =
-                        serde_json::to_value(bed.lab_run(r, m)).map_err(RecordError::LabFacts)?;
+                    let mut lab = bed.lab_run(r, m);
+                    if let Some(h) = &self.hosts {
+                        lab.lab = h.name.clone();
+                        lab.topology = "hosts".to_owned();
+                        lab.emulator = "none (real hosts)".to_owned();
+                        lab.hosts = h.lines.clone();
+                    }
+                    let facts = serde_json::to_value(lab).map_err(RecordError::LabFacts)?;
                     doc.linerate
                         .get_or_insert_with(Default::default)
                         .extra

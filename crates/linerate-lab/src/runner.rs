@@ -16,6 +16,7 @@ mod iperf3;
 mod summary;
 
 pub use engine::Engine;
+pub(crate) use engine::run_client_server;
 pub use iperf3::Iperf3;
 pub use summary::comparison_options;
 
@@ -24,6 +25,8 @@ pub(crate) use crate::child::wait_bounded;
 use linerate_stats::Confidence;
 use linerate_stats::comparison::Verdict;
 
+pub use crate::bed::{Measure, RunDocument, RunTunnel};
+use crate::bed::{RunFacts, TestBed};
 use crate::build::{self, UpOptions};
 use crate::experiment::schedule::{self, Slot};
 use crate::experiment::{Experiment, Workload};
@@ -33,47 +36,6 @@ use linerate_sys::signal::{self, STOP_SIGNALS};
 
 /// Schema tag of a run's results.
 pub const SCHEMA: &str = "linerate.lab-run/1";
-
-/// One measurement of a workload.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Measure {
-    /// The value (higher is better for throughput and packet rate).
-    pub value: f64,
-    /// Its unit: `bit/s` or `packet/s`.
-    pub unit: &'static str,
-    /// How long the load actually ran.
-    pub seconds: f64,
-    /// The load's own result document, for the results store.
-    #[serde(skip)]
-    pub document: Option<RunDocument>,
-}
-
-/// What a run's load reports, as the results store keeps it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum RunDocument {
-    /// An iperf3-schema document (the traffic engine, iperf3, the frame generator's pps runs).
-    Iperf3(Box<linerate_iperf3::Document>),
-    /// An RFC 2544 result (`rfc2544` workloads), stored as `lab rfc2544` stores its own.
-    Rfc2544(Box<linerate_store::rfc2544::Rfc2544Run>),
-}
-
-impl RunDocument {
-    /// The iperf3-schema document, when it is one.
-    pub fn iperf3(&self) -> Option<&linerate_iperf3::Document> {
-        match self {
-            RunDocument::Iperf3(d) => Some(d),
-            RunDocument::Rfc2544(_) => None,
-        }
-    }
-
-    /// The iperf3-schema document, when it is one.
-    pub fn iperf3_mut(&mut self) -> Option<&mut linerate_iperf3::Document> {
-        match self {
-            RunDocument::Iperf3(d) => Some(d),
-            RunDocument::Rfc2544(_) => None,
-        }
-    }
-}
 
 /// Something that generates the workload between `gen` and `recv` of a lab and measures it.
 /// The traffic engine plugs in here; [`Iperf3`] is the stand-in until then.
@@ -109,25 +71,6 @@ pub struct RunRecord {
     /// lab was not built.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub emulator: Option<crate::state::EmulatorKind>,
-}
-
-/// The tunnel of one run: which implementation ran and what the path measured.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct RunTunnel {
-    /// `openvpn`, `wireguard`.
-    pub kind: &'static str,
-    /// Which implementation ran, with its version (`wireguard-go 0.0.20220316`, `kernel`).
-    pub implementation: String,
-    /// The tunnel interface's MTU read back from `gen`.
-    pub interface_mtu: Option<u32>,
-    /// TCP_MAXSEG of the load's control connection through the tunnel (bytes of payload per
-    /// segment, TCP options such as timestamps excluded), when the load reports it.
-    pub tcp_maxseg: Option<u64>,
-    /// The smallest link MTU under the tunnel.
-    pub link_mtu: u32,
-    /// What the tunnel on `gen` showed after the load (socket buffers, tun queue and drops).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub observed: Option<crate::tunnel::observe::TunnelObservation>,
 }
 
 /// A variant's measurements.
@@ -178,8 +121,8 @@ const DURATION_TOLERANCE: f64 = 0.2;
 /// Extra seconds a run may last beyond the tolerance.
 const DURATION_SLACK_S: f64 = 1.0;
 
-/// Runs `exp` and compares each variant with the baseline at `confidence`; `progress` sees
-/// each run as it ends (run index, total).
+/// Runs `exp` on a fresh namespace lab per run and compares each variant with the baseline
+/// at `confidence`; `progress` sees each run as it ends (run index, total).
 pub fn run(
     exp: &Experiment,
     opts: &UpOptions,
@@ -187,12 +130,25 @@ pub fn run(
     confidence: Confidence,
     progress: &mut dyn FnMut(&RunRecord, usize, usize),
 ) -> Result<ExperimentResult, LabError> {
-    if !linerate_sys::is_root() {
-        return Err(LabError::NotRoot);
-    }
-    for v in &exp.variants {
-        load.check(&v.workload)?;
-    }
+    let mut bed = LabBed {
+        opts,
+        load,
+        name: exp.lab_name.to_string(),
+    };
+    run_on(exp, &mut bed, load.name(), confidence, progress)
+}
+
+/// Runs `exp` on `bed` (its variants interleaved and repeated) and compares each variant with
+/// the baseline at `confidence`; `load` names the load generator in the result. The bed is
+/// restored at the end whatever happened (a stop signal, an error).
+pub fn run_on(
+    exp: &Experiment,
+    bed: &mut dyn TestBed,
+    load: &'static str,
+    confidence: Confidence,
+    progress: &mut dyn FnMut(&RunRecord, usize, usize),
+) -> Result<ExperimentResult, LabError> {
+    bed.check(exp)?;
     let order = schedule::interleaved(exp.variants.len(), exp.repetitions);
     let mut runs = Vec::with_capacity(order.len());
     let blocked = signal::Blocked::new(&STOP_SIGNALS);
@@ -209,17 +165,13 @@ pub fn run(
             break;
         }
         let variant = &exp.variants[slot.variant];
-        let mut tunnel = None;
-        let mut emulator = None;
-        let record = match one_run(
-            variant,
-            opts,
-            load,
-            &interrupted,
-            &mut tunnel,
-            &mut emulator,
-        ) {
+        let mut facts = RunFacts::default();
+        let record = match bed.one_run(variant, &interrupted, &mut facts) {
             Ok(Ok(m)) => {
+                let RunFacts {
+                    mut tunnel,
+                    emulator,
+                } = facts;
                 let want = variant.workload.duration.as_secs_f64();
                 // The receiver's clock also covers draining the path's queue: allow some slack.
                 // A run that ended early does not count; one that ran long (draining the path's
@@ -254,8 +206,8 @@ pub fn run(
                 variant: variant.name.clone(),
                 measure: None,
                 error: Some(e.to_string()),
-                tunnel,
-                emulator,
+                tunnel: facts.tunnel,
+                emulator: facts.emulator,
             },
             // A stop signal during a lab's bring-up (which removed what it made) stops the
             // experiment like one during a run: the runs before it are the result.
@@ -274,14 +226,17 @@ pub fn run(
         progress(&record, i + 1, order.len());
         runs.push(record);
     }
+    // Restored with the stop signals still blocked: a second Ctrl-C does not cut it short.
+    let restored = bed.finish();
     drop(blocked);
     outcome?;
+    restored?;
     let variants = summary::variants(exp, &runs, confidence);
     Ok(ExperimentResult {
         schema: SCHEMA,
         experiment: exp.name.clone(),
-        lab: exp.lab_name.to_string(),
-        load: load.name(),
+        lab: bed.name(),
+        load,
         confidence,
         runs,
         variants,
@@ -289,38 +244,64 @@ pub fn run(
     })
 }
 
-/// Builds the variant's lab, runs the load once, removes the lab. The outer error aborts the
-/// experiment (the lab could not be built); the inner one only fails this run.
-fn one_run(
-    variant: &crate::experiment::Variant,
-    opts: &UpOptions,
-    load: &dyn Load,
-    interrupted: &dyn Fn() -> bool,
-    tunnel: &mut Option<RunTunnel>,
-    emulator: &mut Option<crate::state::EmulatorKind>,
-) -> Result<Result<Measure, LabError>, LabError> {
-    let report = build::up(&variant.spec, opts)?;
-    let state = report.state;
-    *emulator = Some(state.emulator);
-    *tunnel = state.tunnel.as_ref().map(|t| RunTunnel {
-        kind: t.spec.kind(),
-        implementation: t.implementation.clone(),
-        interface_mtu: t.mtu,
-        tcp_maxseg: None,
-        link_mtu: t.link_mtu,
-        observed: None,
-    });
-    let result = (|| {
-        if let Some(fw) = &variant.firewall {
-            let node = control::default_firewall_node(&state);
-            let ns = netns::Netns::open(control::node_netns(&state, node)?)?;
-            firewall::apply(&ns, node, fw)?;
-        }
-        load.run(&state, &variant.workload, interrupted)
-    })();
-    if let (Some(t), Some(run)) = (state.tunnel.as_ref(), tunnel.as_mut()) {
-        run.observed = Some(crate::tunnel::observe::observe(t));
+/// The namespace lab as a test bed: every run on a fresh lab, built for the variant and
+/// removed after the run, the load run in its `gen` and `recv`.
+struct LabBed<'a> {
+    opts: &'a UpOptions,
+    load: &'a dyn Load,
+    name: String,
+}
+
+impl TestBed for LabBed<'_> {
+    fn name(&self) -> String {
+        self.name.clone()
     }
-    teardown::down(&opts.state_dir, &variant.spec.name)?;
-    Ok(result)
+
+    fn check(&mut self, exp: &Experiment) -> Result<(), LabError> {
+        if !linerate_sys::is_root() {
+            return Err(LabError::NotRoot);
+        }
+        for v in &exp.variants {
+            self.load.check(&v.workload)?;
+        }
+        Ok(())
+    }
+
+    /// Builds the variant's lab, runs the load once, removes the lab.
+    fn one_run(
+        &mut self,
+        variant: &crate::experiment::Variant,
+        interrupted: &dyn Fn() -> bool,
+        facts: &mut RunFacts,
+    ) -> Result<Result<Measure, LabError>, LabError> {
+        let opts = self.opts;
+        let report = build::up(&variant.spec, opts)?;
+        let state = report.state;
+        facts.emulator = Some(state.emulator);
+        facts.tunnel = state.tunnel.as_ref().map(|t| RunTunnel {
+            kind: t.spec.kind(),
+            implementation: t.implementation.clone(),
+            interface_mtu: t.mtu,
+            tcp_maxseg: None,
+            link_mtu: t.link_mtu,
+            observed: None,
+        });
+        let result = (|| {
+            if let Some(fw) = &variant.firewall {
+                let node = control::default_firewall_node(&state);
+                let ns = netns::Netns::open(control::node_netns(&state, node)?)?;
+                firewall::apply(&ns, node, fw)?;
+            }
+            self.load.run(&state, &variant.workload, interrupted)
+        })();
+        if let (Some(t), Some(run)) = (state.tunnel.as_ref(), facts.tunnel.as_mut()) {
+            run.observed = Some(crate::tunnel::observe::observe(t));
+        }
+        teardown::down(&opts.state_dir, &variant.spec.name)?;
+        Ok(result)
+    }
+
+    fn finish(&mut self) -> Result<(), LabError> {
+        Ok(())
+    }
 }

@@ -69,6 +69,9 @@ pub fn facts(run: &RunRecord) -> Facts {
             if let Some(t) = lab.tunnel {
                 facts.push(("tunnel".to_owned(), t));
             }
+            for h in lab.hosts {
+                facts.push(("host".to_owned(), h));
+            }
         }
         Ok(None) => {}
         Err(e) => facts.push(("lab".to_owned(), format!("unreadable: {e}"))),

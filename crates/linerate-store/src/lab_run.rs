@@ -31,6 +31,10 @@ pub struct LabRun {
     pub value: f64,
     /// Its unit: `bit/s`, `packet/s`, `transaction/s`.
     pub unit: String,
+    /// On real hosts (an experiment's `[hosts]`), each host's facts: `gen root@a: Linux
+    /// 6.12; CPU …; eth0: ixgbe, 10 Gbit/s`; empty for a lab.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<String>,
 }
 
 /// A run's `linerate.lab` object that does not read as a [`LabRun`].

@@ -51,6 +51,22 @@ fn entries(v: &Option<Spanned<OneOrMany>>, field: String) -> Vec<Entry> {
 }
 
 impl LinkTexts {
+    /// The first entry set, if any (an experiment on real hosts has no emulated links).
+    pub(super) fn first(&self) -> Option<&Entry> {
+        [
+            &self.rate,
+            &self.delay,
+            &self.jitter,
+            &self.loss,
+            &self.limit,
+            &self.mtu,
+            &self.offloads,
+        ]
+        .into_iter()
+        .find_map(|v| v.first())
+        .or(self.rate_layer.as_ref())
+    }
+
     pub(super) fn from_raw(raw: &RawLink, prefix: &str) -> LinkTexts {
         LinkTexts {
             rate: entries(&raw.rate, format!("{prefix}rate")),

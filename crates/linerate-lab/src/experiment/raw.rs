@@ -60,6 +60,28 @@ pub struct RawFile {
     #[serde(default)]
     pub variant: Vec<RawVariant>,
     pub sweep: Option<RawSweep>,
+    pub hosts: Option<RawHosts>,
+}
+
+/// `[hosts]`: real hosts reached over SSH instead of a lab.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawHosts {
+    pub ssh_config: Option<Spanned<String>>,
+    #[serde(rename = "gen")]
+    pub sender: Spanned<RawHost>,
+    pub recv: Spanned<RawHost>,
+}
+
+/// `[hosts.gen]`, `[hosts.recv]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawHost {
+    pub ssh: Spanned<String>,
+    pub address: Option<Spanned<String>>,
+    pub linerate: Option<Spanned<String>>,
+    pub sudo: Option<bool>,
+    pub journal_dir: Option<Spanned<String>>,
 }
 
 /// `[experiment]`.

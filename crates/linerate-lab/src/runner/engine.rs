@@ -54,54 +54,76 @@ impl Load for Engine {
             }
             _ => {}
         }
-        let secs = w.duration.as_secs_f64();
-        let mut args: Vec<String> = vec![
-            "client".into(),
+        let (recv, gen_node) = super::iperf3::lab_nodes(lab)?;
+        let binary = self.binary.display().to_string();
+        run_client_server(
+            (&recv, (&binary, &["server".to_owned()])),
+            (&gen_node, &binary),
             receiver_address(lab)?,
-            "--json".into(),
-            // The runner stores each run itself, as a repetition of its variant.
-            "--no-store".into(),
-            "-t".into(),
-            format!("{secs}s"),
-            "-P".into(),
-            w.streams.to_string(),
-        ];
-        let length = w.length.map(|l| l.bytes().to_string());
-        match w.mode {
-            WorkloadMode::Tcp => {
-                // The emulated link is the path's ceiling the client's limit is judged against.
-                if let Some(rate) = lab.l0_rate() {
-                    args.extend(["--path-rate".into(), format!("{}bit/s", rate.bps())]);
-                }
-            }
-            WorkloadMode::Udp => {
-                let rate = w.rate.map_or(1_000_000_000, |r| r.bps());
-                args.extend(["-u".into(), "-b".into(), rate.to_string()]);
-            }
-            WorkloadMode::Pps => {
-                let frame = w.frame.map_or(64, |f| f.bytes());
-                let payload = frame.saturating_sub(UDP_FRAME_OVERHEAD).max(18);
-                // --no-gso: a router forwards (and a firewall judges) each datagram, not a
-                // GSO super-packet, so the packet rate is the one the guides mean.
-                args.extend(["--mode".into(), "pps".into(), "--no-gso".into()]);
-                args.extend(["-l".into(), payload.to_string()]);
-            }
-            WorkloadMode::Rr => args.extend(["--mode".into(), "rr".into()]),
-            WorkloadMode::Rfc2544 => {}
-        }
-        if let (Some(l), WorkloadMode::Tcp | WorkloadMode::Udp) = (length, w.mode) {
-            args.extend(["-l".into(), l]);
-        }
-        let server = ["server".to_owned()];
-        run_pair(
-            lab,
-            (&self.binary, &server),
-            (&self.binary, &args),
-            secs,
+            w,
+            lab.l0_rate(),
             interrupted,
-            |v| parse(v, w.mode),
         )
     }
+}
+
+/// Runs `workload` (a tcp, udp, socket-pps or rr one) with the traffic engine: the server
+/// (`linerate server`, as the bed starts it) on `recv`, `linerate client --json` on `gen`
+/// towards `dst`, told the path's rate when it is known. The lab and real hosts
+/// both run their engine loads through here.
+pub(crate) fn run_client_server(
+    (recv, server): (&dyn crate::bed::Node, (&str, &[String])),
+    (gen_node, client_program): (&dyn crate::bed::Node, &str),
+    dst: String,
+    w: &Workload,
+    path_rate: Option<linerate_units::BitRate>,
+    interrupted: &dyn Fn() -> bool,
+) -> Result<Measure, LabError> {
+    let secs = w.duration.as_secs_f64();
+    let mut args: Vec<String> = vec![
+        "client".into(),
+        dst,
+        "--json".into(),
+        // The runner stores each run itself, as a repetition of its variant.
+        "--no-store".into(),
+        "-t".into(),
+        format!("{secs}s"),
+        "-P".into(),
+        w.streams.to_string(),
+    ];
+    let length = w.length.map(|l| l.bytes().to_string());
+    match w.mode {
+        WorkloadMode::Tcp => {
+            // The path's ceiling the client's limit is judged against (a lab's emulated link).
+            if let Some(rate) = path_rate {
+                args.extend(["--path-rate".into(), format!("{}bit/s", rate.bps())]);
+            }
+        }
+        WorkloadMode::Udp => {
+            let rate = w.rate.map_or(1_000_000_000, |r| r.bps());
+            args.extend(["-u".into(), "-b".into(), rate.to_string()]);
+        }
+        WorkloadMode::Pps => {
+            let frame = w.frame.map_or(64, |f| f.bytes());
+            let payload = frame.saturating_sub(UDP_FRAME_OVERHEAD).max(18);
+            // --no-gso: a router forwards (and a firewall judges) each datagram, not a
+            // GSO super-packet, so the packet rate is the one the guides mean.
+            args.extend(["--mode".into(), "pps".into(), "--no-gso".into()]);
+            args.extend(["-l".into(), payload.to_string()]);
+        }
+        WorkloadMode::Rr => args.extend(["--mode".into(), "rr".into()]),
+        WorkloadMode::Rfc2544 => {}
+    }
+    if let (Some(l), WorkloadMode::Tcp | WorkloadMode::Udp) = (length, w.mode) {
+        args.extend(["-l".into(), l]);
+    }
+    run_pair(
+        (recv, server),
+        (gen_node, (client_program, &args)),
+        secs,
+        interrupted,
+        |v| parse(v, w.mode),
+    )
 }
 
 fn parse(d: &Document, mode: WorkloadMode) -> Option<Measure> {

@@ -3,13 +3,13 @@
 //! of `frame`-byte Ethernet frames (UDP payload = frame − 42 bytes of headers). rr needs the
 //! linerate traffic engine.
 
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use linerate_iperf3::{Document, EndReport};
 
 use super::{Load, Measure, wait_bounded};
+use crate::bed::{NetnsNode, Node};
 use crate::experiment::{Workload, WorkloadMode};
 use crate::netns::Netns;
 use crate::state::LabState;
@@ -103,10 +103,10 @@ impl Load for Iperf3 {
             }
             WorkloadMode::Rr | WorkloadMode::Rfc2544 => return Err(missing()),
         }
+        let (recv, gen_node) = lab_nodes(lab)?;
         run_pair(
-            lab,
-            (Path::new("iperf3"), &["-s".to_owned()]),
-            (Path::new("iperf3"), &args),
+            (&recv, ("iperf3", &["-s".to_owned()])),
+            (&gen_node, ("iperf3", &args)),
             secs,
             interrupted,
             |v| parse(v, w.mode),
@@ -135,59 +135,42 @@ pub(crate) fn receiver_address(lab: &LabState) -> Result<String, LabError> {
         })
 }
 
-/// Runs a server (`program args`) in `recv` and a client in `gen` that prints one JSON
+/// The `recv` and `gen` nodes of `lab`.
+pub(crate) fn lab_nodes(lab: &LabState) -> Result<(NetnsNode, NetnsNode), LabError> {
+    let node = |name: &str| -> Result<NetnsNode, LabError> {
+        Ok(NetnsNode {
+            name: name.to_owned(),
+            ns: Netns::open(control::node_netns(lab, name)?)?,
+        })
+    };
+    Ok((node("recv")?, node("gen")?))
+}
+
+/// Runs a server (`program args`) on `recv` and a client on `gen` that prints one JSON
 /// document, retrying while the server is not listening yet; the server is killed afterwards.
 /// `parse` turns the client's document into a measure (`None`: the run did not count).
 pub(crate) fn run_pair(
-    lab: &LabState,
-    server: (&Path, &[String]),
-    client: (&Path, &[String]),
+    (recv, server): (&dyn Node, (&str, &[String])),
+    (gen_node, client): (&dyn Node, (&str, &[String])),
     secs: f64,
     interrupted: &dyn Fn() -> bool,
     parse: impl Fn(&Document) -> Option<Measure>,
 ) -> Result<Measure, LabError> {
-    let tool = client.0.display().to_string();
-    let recv = Netns::open(control::node_netns(lab, "recv")?)?;
-    let gen_ns = Netns::open(control::node_netns(lab, "gen")?)?;
-    // Children start in the namespace of the thread that spawns them.
-    let mut server = recv.run(|| {
-        Command::new(server.0)
-            .args(server.1)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| {
-                if e.kind() == std::io::ErrorKind::NotFound {
-                    LabError::MissingTool {
-                        tool: server.0.display().to_string(),
-                        package: server.0.display().to_string(),
-                    }
-                } else {
-                    LabError::Io {
-                        what: format!("start {}", server.0.display()),
-                        source: e,
-                    }
-                }
-            })
-    })?;
+    let tool = client.0.to_owned();
+    let mut server = recv.spawn(server.0, server.1, Stdio::null())?;
     let limit = Duration::from_secs_f64(secs * 2.0 + 10.0);
     let mut last_err = String::new();
     let mut measure = None;
     let mut failures = 0;
     for _attempt in 0..40 {
-        let mut client = gen_ns.run(|| {
-            Command::new(client.0)
-                .args(client.1)
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .spawn()
-                .map_err(|e| LabError::Io {
-                    what: format!("start {tool}"),
-                    source: e,
-                })
-        })?;
+        let mut client = match gen_node.spawn(client.0, client.1, Stdio::piped()) {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = server.kill();
+                let _ = server.wait();
+                return Err(e);
+            }
+        };
         let mut stdout = client.stdout.take();
         let reader = std::thread::spawn(move || {
             let mut buf = Vec::new();

@@ -3,6 +3,7 @@
 mod record;
 mod render;
 mod rfc2544;
+mod run_hosts;
 mod tunnel;
 mod verdict;
 
@@ -518,7 +519,7 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
             v.workload.duration = d;
         }
     }
-    if let Some(name) = a.lab_name {
+    if let Some(name) = a.lab_name.clone() {
         for v in &mut exp.variants {
             v.spec.name = name.clone();
         }
@@ -555,9 +556,18 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
         pb.enable_steady_tick(std::time::Duration::from_millis(200));
         pb
     });
+    // On real hosts: every host checked (and what an earlier run left rolled back) before
+    // anything is stored or changed.
+    let mut hosts_bed = match &exp.hosts {
+        Some(h) => Some(run_hosts::prepare(h, &exp, &a)?),
+        None => None,
+    };
     // The experiment is in the store (running) before its first run: its identity comes
     // from there, and a killed runner leaves it reading as incomplete.
-    let mut recorder = record::begin(&a.store, &exp)?;
+    let mut recorder = match &hosts_bed {
+        Some(bed) => run_hosts::begin(&a.store, &exp, bed)?,
+        None => record::begin(&a.store, &exp)?,
+    };
     let engine;
     let plain: &dyn linerate_lab::runner::Load = match a.load {
         LoadTool::Linerate => {
@@ -604,7 +614,12 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
             pb.println(format!("[{i}/{n}] {}: {what}", r.variant));
         }
     };
-    let result = linerate_lab::runner::run(&exp, &opts, load, LAB_CONFIDENCE, &mut progress);
+    let result = match hosts_bed.as_mut() {
+        Some(bed) => {
+            linerate_lab::runner::run_on(&exp, bed, "linerate", LAB_CONFIDENCE, &mut progress)
+        }
+        None => linerate_lab::runner::run(&exp, &opts, load, LAB_CONFIDENCE, &mut progress),
+    };
     if let Some(pb) = &bar {
         pb.finish_and_clear();
     }
@@ -631,9 +646,15 @@ fn run_experiment(dir: &StateDir, a: RunArgs) -> anyhow::Result<ExitCode> {
     if a.json {
         let mut doc = serde_json::to_value(&result)?;
         doc["stored_as"] = serde_json::json!(recorder.experiment().map(|e| e.id.as_str()));
+        if let Some(bed) = &hosts_bed {
+            doc["hosts"] = serde_json::to_value(&bed.facts)?;
+        }
         output::print_json(&doc)?;
     } else {
         output::print_text(&render::run_text(&exp, &result))?;
+        if let Some(bed) = &hosts_bed {
+            output::print_text(&run_hosts::facts_text(bed))?;
+        }
     }
     if let Some(e) = recorder.error.take() {
         return Err(anyhow::Error::new(e).context(format!(
