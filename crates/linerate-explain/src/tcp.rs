@@ -100,13 +100,13 @@ pub fn explain(doc: &Document, path: Option<&PathRate>, host: &HostFacts) -> Opt
             .chain(ev.remote.as_ref())
             .find(|e| e.side == s)
     };
-    let receiver_side = other(sender_side);
+    let receiver_side = sender_side.other();
     let sender = by_side(sender_side);
     let receiver = by_side(receiver_side);
     if receiver.is_none() {
         unseen.push(format!(
             "the receiver ({}): {}",
-            side_name(receiver_side),
+            receiver_side.name(),
             ev.remote_missing
                 .as_ref()
                 .map_or("its evidence was not returned", |m| m.explanation.as_str())
@@ -115,7 +115,7 @@ pub fn explain(doc: &Document, path: Option<&PathRate>, host: &HostFacts) -> Opt
     let Some(sender) = sender else {
         unseen.push(format!(
             "the sender ({}): its TCP_INFO was not returned, so no limit clock was read",
-            side_name(sender_side)
+            sender_side.name()
         ));
         let mut l = unknown(total_bps, "the sender's TCP_INFO was not seen");
         l.unseen = unseen;
@@ -278,20 +278,6 @@ pub fn explain(doc: &Document, path: Option<&PathRate>, host: &HostFacts) -> Opt
         prescription,
         unseen,
     })
-}
-
-fn other(s: Side) -> Side {
-    match s {
-        Side::Client => Side::Server,
-        Side::Server => Side::Client,
-    }
-}
-
-fn side_name(s: Side) -> &'static str {
-    match s {
-        Side::Client => "client",
-        Side::Server => "server",
-    }
 }
 
 fn unknown(bps: f64, why: &str) -> TcpLimit {
@@ -632,7 +618,7 @@ fn why(
         LimitKind::Cpu => match cpu {
             Some(c) => format!(
                 "{rate}{of_ceiling}: the {} side's CPU — {} at {:.0} % user, {:.0} % system{}{}",
-                side_name(c.side),
+                c.side.name(),
                 c.thread.as_deref().unwrap_or("its stream thread"),
                 c.user_percent,
                 c.system_percent,

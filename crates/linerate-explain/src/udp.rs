@@ -116,7 +116,7 @@ fn verdict(
     if su.is_none() {
         unseen.push(format!(
             "the sender's ({}) drop counters were not read",
-            side_name(sender_side)
+            sender_side.name()
         ));
     }
     if ru.is_none() {
@@ -172,26 +172,12 @@ fn verdict(
         sent: c.sent,
         received: c.received,
         lost: c.lost,
-        prescription: prescribe(c, place, dropped, other_side(sender_side), receiver_cpu),
+        prescription: prescribe(c, place, dropped, sender_side.other(), receiver_cpu),
         losses,
         offered_bps: c.offered_bps,
         received_bps: c.received_bps,
         cpu,
         unseen,
-    }
-}
-
-fn other_side(s: Side) -> Side {
-    match s {
-        Side::Client => Side::Server,
-        Side::Server => Side::Client,
-    }
-}
-
-fn side_name(s: Side) -> &'static str {
-    match s {
-        Side::Client => "client",
-        Side::Server => "server",
     }
 }
 
@@ -309,7 +295,7 @@ fn prescribe(
             buffer_bytes: None,
             drain_gap_seconds: None,
             settings: vec![],
-            side: other_side(receiver_side),
+            side: receiver_side.other(),
             flags: vec![],
             apply: None,
             rollback: None,

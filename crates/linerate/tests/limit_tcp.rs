@@ -14,15 +14,13 @@
 
 mod support;
 
-use std::process::Command;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 use support::bin::run_bounded;
 use support::lab::Lab;
 use support::netns::Netns;
+use support::spinner::Spinner;
 use support::traffic::{Proc, client, iperf3_server, linerate_server_in};
 use support::{namespaces, program, require, root};
 
@@ -30,19 +28,7 @@ const SERVER: &str = "198.18.78.2";
 
 /// Two namespaces joined by a veth pair, 198.18.78.1 (client) and .2 (server).
 fn pair(tag: &str) -> (Netns, Netns) {
-    let client = Netns::with_loopback(&format!("lt-{tag}c"));
-    let server = Netns::with_loopback(&format!("lt-{tag}s"));
-    let out = Command::new("ip")
-        .args(["-n", client.name(), "link", "add", "lt0", "type", "veth"])
-        .args(["peer", "name", "lt1", "netns", server.name()])
-        .output()
-        .expect("run ip link add");
-    assert!(out.status.success(), "veth: {out:?}");
-    client.ip(&["addr", "add", "198.18.78.1/30", "dev", "lt0"]);
-    server.ip(&["addr", "add", &format!("{SERVER}/30"), "dev", "lt1"]);
-    client.ip(&["link", "set", "lt0", "up"]);
-    server.ip(&["link", "set", "lt1", "up"]);
-    (client, server)
+    Netns::veth_pair(&format!("lt{tag}"), "198.18.78")
 }
 
 fn sysctl(ns: &Netns, kv: &str) {
@@ -153,45 +139,6 @@ fn a_receiver_buffer_far_below_the_bdp_is_the_receive_window() {
     let p = &l["prescription"];
     assert_eq!(p["side"], "server", "{p}");
     assert_eq!(p["settings"][0]["key"], "net.ipv4.tcp_rmem", "{p}");
-}
-
-/// A busy thread of this test on CPU 0 for at most 30 s, stopped when dropped.
-struct Spinner {
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Spinner {
-    fn start() -> Option<Spinner> {
-        if linerate_sys::affinity::allowed_cpus().len() < 2 {
-            return None;
-        }
-        let stop = Arc::new(AtomicBool::new(false));
-        let (pinned_tx, pinned) = std::sync::mpsc::channel();
-        let flag = Arc::clone(&stop);
-        let thread = std::thread::spawn(move || {
-            let ok = linerate_sys::affinity::pin_current_thread(0).is_ok();
-            let _ = pinned_tx.send(ok);
-            let end = Instant::now() + Duration::from_secs(30);
-            while ok && !flag.load(Ordering::Relaxed) && Instant::now() < end {
-                std::hint::spin_loop();
-            }
-        });
-        let spinner = Spinner {
-            stop,
-            thread: Some(thread),
-        };
-        pinned.recv().unwrap_or(false).then_some(spinner)
-    }
-}
-
-impl Drop for Spinner {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
 }
 
 #[test]

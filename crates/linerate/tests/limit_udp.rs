@@ -8,12 +8,11 @@
 
 mod support;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use support::bin::{ok_db, run_bounded};
 use support::netns::Netns;
+use support::spinner::Spinner;
 use support::traffic::{Proc, client, iperf3_server, linerate_server_in};
 use support::{arg, namespaces, program, require, tempdir};
 
@@ -21,63 +20,7 @@ const SERVER: &str = "198.18.77.2";
 
 /// Two namespaces joined by a veth pair, 198.18.77.1 (client) and .2 (server).
 fn pair() -> (Netns, Netns) {
-    let client = Netns::with_loopback("lu-c");
-    let server = Netns::with_loopback("lu-s");
-    // Created inside the namespaces: nothing lands in the host's, and both ends go with them.
-    let out = std::process::Command::new("ip")
-        .args(["-n", client.name(), "link", "add", "lu0", "type", "veth"])
-        .args(["peer", "name", "lu1", "netns", server.name()])
-        .output()
-        .expect("run ip link add");
-    assert!(out.status.success(), "veth: {out:?}");
-    client.ip(&["addr", "add", "198.18.77.1/30", "dev", "lu0"]);
-    server.ip(&["addr", "add", &format!("{SERVER}/30"), "dev", "lu1"]);
-    client.ip(&["link", "set", "lu0", "up"]);
-    server.ip(&["link", "set", "lu1", "up"]);
-    (client, server)
-}
-
-/// A busy thread of this test on CPU 0, where the server's stream thread is pinned
-/// (`--affinity=1/0`), so the receiver drains about half what the sender (on CPU 1) can
-/// offer. It stops when dropped, and after 30 s whatever happens.
-struct Spinner {
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Spinner {
-    /// `None` on a one-CPU host (or where it cannot be pinned): the receiver is then slowed
-    /// by its small buffer alone.
-    fn start() -> Option<Spinner> {
-        if linerate_sys::affinity::allowed_cpus().len() < 2 {
-            return None;
-        }
-        let stop = Arc::new(AtomicBool::new(false));
-        let (pinned_tx, pinned) = std::sync::mpsc::channel();
-        let flag = Arc::clone(&stop);
-        let thread = std::thread::spawn(move || {
-            let ok = linerate_sys::affinity::pin_current_thread(0).is_ok();
-            let _ = pinned_tx.send(ok);
-            let end = Instant::now() + Duration::from_secs(30);
-            while ok && !flag.load(Ordering::Relaxed) && Instant::now() < end {
-                std::hint::spin_loop();
-            }
-        });
-        let spinner = Spinner {
-            stop,
-            thread: Some(thread),
-        };
-        pinned.recv().unwrap_or(false).then_some(spinner)
-    }
-}
-
-impl Drop for Spinner {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
+    Netns::veth_pair("lu", "198.18.77")
 }
 
 /// A UDP test from `client` to the server with a 4 KiB socket buffer, as JSON.

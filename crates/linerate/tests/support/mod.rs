@@ -15,6 +15,7 @@ pub mod lab;
 pub mod net;
 pub mod netns;
 pub mod rng;
+pub mod spinner;
 pub mod traffic;
 
 use std::os::unix::fs::MetadataExt as _;

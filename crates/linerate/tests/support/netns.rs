@@ -42,6 +42,26 @@ impl Netns {
         &self.name
     }
 
+    /// Two namespaces (`TAGc`, `TAGs`) joined by a veth pair made inside them (nothing lands
+    /// in the host's namespace, and both ends go with them): `NET.1/30` on the first (the
+    /// client's), `NET.2/30` on the second, both up.
+    pub fn veth_pair(tag: &str, net: &str) -> (Netns, Netns) {
+        let client = Netns::with_loopback(&format!("{tag}c"));
+        let server = Netns::with_loopback(&format!("{tag}s"));
+        let (a, b) = (format!("{tag}0"), format!("{tag}1"));
+        let out = Command::new("ip")
+            .args(["-n", client.name(), "link", "add", &a, "type", "veth"])
+            .args(["peer", "name", &b, "netns", server.name()])
+            .output()
+            .expect("run ip link add");
+        assert!(out.status.success(), "veth: {out:?}");
+        client.ip(&["addr", "add", &format!("{net}.1/30"), "dev", &a]);
+        server.ip(&["addr", "add", &format!("{net}.2/30"), "dev", &b]);
+        client.ip(&["link", "set", &a, "up"]);
+        server.ip(&["link", "set", &b, "up"]);
+        (client, server)
+    }
+
     /// `ip -n NAME ARGS`, which must succeed.
     pub fn ip(&self, args: &[&str]) {
         let out = Command::new("ip")

@@ -3,7 +3,6 @@
 
 use std::fmt::Write as _;
 
-use linerate_iperf3::evidence::Side;
 use linerate_iperf3::limit::{LimitKind, TcpLimit};
 use linerate_units::BitRate;
 
@@ -23,13 +22,6 @@ pub fn explain(
         ram: host.host.memory.value().copied(),
     };
     linerate_explain::tcp::explain(doc, path.as_ref(), &facts)
-}
-
-fn side(s: Side) -> &'static str {
-    match s {
-        Side::Client => "client",
-        Side::Server => "server",
-    }
 }
 
 /// The block, ending in a newline.
@@ -79,12 +71,12 @@ pub fn render(l: &TcpLimit) -> String {
         let _ = writeln!(
             o,
             "  fix ({}, Linux {}): {} — one flow's ceiling then {}",
-            side(p.side),
+            p.side.name(),
             p.kernel,
             keys.join(", "),
             BitRate::from_bps_f64(p.predicted_bps).human()
         );
-        let _ = writeln!(o, "  apply on the {}: {}", side(p.side), p.apply);
+        let _ = writeln!(o, "  apply on the {}: {}", p.side.name(), p.apply);
         let _ = writeln!(o, "  roll back: {}", p.rollback);
         let _ = writeln!(o, "  prove it: {}", p.prove);
     }

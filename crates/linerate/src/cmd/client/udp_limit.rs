@@ -3,16 +3,8 @@
 
 use std::fmt::Write as _;
 
-use linerate_iperf3::evidence::Side;
 use linerate_iperf3::udp_limit::UdpLimit;
 use linerate_units::BitRate;
-
-fn side(s: Side) -> &'static str {
-    match s {
-        Side::Client => "client",
-        Side::Server => "server",
-    }
-}
 
 /// The block, ending in a newline.
 pub fn render(l: &UdpLimit) -> String {
@@ -50,7 +42,7 @@ pub fn render(l: &UdpLimit) -> String {
         let _ = writeln!(
             o,
             "  cpu {}: {:.0} % user, {:.0} % system{thread}{core}",
-            side(c.side),
+            c.side.name(),
             c.user_percent,
             c.system_percent
         );
@@ -60,10 +52,10 @@ pub fn render(l: &UdpLimit) -> String {
     }
     if let Some(p) = &l.prescription {
         for a in &p.advice {
-            let _ = writeln!(o, "  fix ({}): {a}", side(p.side));
+            let _ = writeln!(o, "  fix ({}): {a}", p.side.name());
         }
         if let Some(apply) = &p.apply {
-            let _ = writeln!(o, "  apply on the {}: {apply}", side(p.side));
+            let _ = writeln!(o, "  apply on the {}: {apply}", p.side.name());
         }
         if !p.flags.is_empty() {
             let _ = writeln!(o, "  then run with: {}", p.flags.join(" "));
