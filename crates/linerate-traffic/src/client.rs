@@ -119,6 +119,21 @@ pub fn stream_directions(params: &TestParams) -> Vec<Direction> {
     }
 }
 
+/// The server's hello after a linerate extension: an error when it refused the test (with
+/// its reason) or the hello is not one.
+pub(crate) fn accepted_hello(ctl: &mut Control, hs: Duration) -> Result<Hello, TrafficError> {
+    let hello: Hello =
+        serde_json::from_value(ctl.read_json(MAX_PARAMS_LEN, hs, "reading the server's hello")?)
+            .map_err(|e| TrafficError::BadJson(format!("the server's hello: {e}")))?;
+    if !hello.accepted {
+        return Err(TrafficError::Refused {
+            peer: ctl.peer.clone(),
+            reason: hello.error.unwrap_or_else(|| "no reason given".to_owned()),
+        });
+    }
+    Ok(hello)
+}
+
 fn wait_state(
     ctl: &mut Control,
     timeout: Duration,
@@ -214,18 +229,7 @@ pub fn run_client(
         "waiting for the server to accept the parameters",
     )?;
     if state == State::LinerateHello {
-        let hello: Hello = serde_json::from_value(ctl.read_json(
-            MAX_PARAMS_LEN,
-            hs,
-            "reading the server's hello",
-        )?)
-        .map_err(|e| TrafficError::BadJson(format!("the server's hello: {e}")))?;
-        if !hello.accepted {
-            return Err(TrafficError::Refused {
-                peer: ctl.peer.clone(),
-                reason: hello.error.unwrap_or_else(|| "no reason given".to_owned()),
-            });
-        }
+        let hello = accepted_hello(&mut ctl, hs)?;
         peer_version = Some(hello.engine);
         data_port = hello.data_port;
         state = wait_state(&mut ctl, hs, "waiting for the server to ask for streams")?;

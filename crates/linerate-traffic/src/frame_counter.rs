@@ -10,11 +10,11 @@ pub mod clock;
 
 use std::time::Duration;
 
-use crate::client::connect;
+use crate::client::{accepted_hello, connect};
 use crate::config::ClientConfig;
 use crate::error::TrafficError;
 use crate::generator::document::Received;
-use crate::protocol::extension::{Extension, Hello};
+use crate::protocol::extension::Extension;
 use crate::protocol::frames::{KernelClock, Reply, Request, now_ns, this_kernel};
 use crate::protocol::{Control, Cookie, Incoming, MAX_PARAMS_LEN, State, TestParams};
 
@@ -151,18 +151,7 @@ impl RemoteCounter {
                 ));
             }
         }
-        let hello: Hello = serde_json::from_value(ctl.read_json(
-            MAX_PARAMS_LEN,
-            hs,
-            "reading the server's hello",
-        )?)
-        .map_err(|e| TrafficError::BadJson(format!("the server's hello: {e}")))?;
-        if !hello.accepted {
-            return Err(TrafficError::Refused {
-                peer: ctl.peer.clone(),
-                reason: hello.error.unwrap_or_else(|| "no reason given".to_owned()),
-            });
-        }
+        let hello = accepted_hello(&mut ctl, hs)?;
         if !hello.frame_counter {
             // A linerate server from before the frame counter: it would run a plain test.
             let _ = ctl.send(State::ClientTerminate, "ending the session");
