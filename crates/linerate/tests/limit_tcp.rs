@@ -254,3 +254,76 @@ fn a_100_mbit_link_with_ample_buffers_is_at_the_ceiling_with_nothing_to_prescrib
     assert!(rate.zip(goodput).is_some_and(|(r, g)| r >= 0.95 * g), "{l}");
     assert!(l.get("prescription").is_none(), "{l}");
 }
+
+#[test]
+fn the_example_walks_one_path_from_its_default_limits_to_its_ceiling() {
+    require!(root());
+    let lab = Lab::new('w');
+    let dir = support::tempdir();
+    let db = dir.path().join("runs.db");
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/lab/why-not-line-rate.toml"
+    );
+    let out = run_bounded(
+        lab.linerate()
+            .args(["lab", "run", example, "--repeat", "2", "--db"])
+            .arg(&db),
+        Duration::from_secs(300),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = |variant: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(variant) && l.contains("limit:"))
+            .unwrap_or_else(|| panic!("no limit for {variant}: {text}"))
+            .to_owned()
+    };
+    assert!(
+        line("kernel-default").contains("limit: send buffer"),
+        "{text}"
+    );
+    assert!(
+        line("recv-64KiB").contains("limit: receive window"),
+        "{text}"
+    );
+    assert!(
+        line("calc-bdp").contains("limit: at the path's ceiling"),
+        "{text}"
+    );
+    // compare --experiment names each variant's limit, in text and JSON.
+    let compared = support::bin::ok_db(&db, &["compare", "--experiment", "why-not-line-rate"]);
+    assert!(
+        compared.contains("kernel-default  send buffer (2/2)"),
+        "{compared}"
+    );
+    let json = support::bin::ok_db(
+        &db,
+        &["compare", "--experiment", "why-not-line-rate", "--json"],
+    );
+    let v: Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(v["limits"][2]["limit"], "at_ceiling", "{v}");
+    // The report's table has each run's limit.
+    let html = dir.path().join("r.html");
+    let html_arg = html.to_string_lossy().into_owned();
+    support::bin::ok_db(
+        &db,
+        &[
+            "report",
+            "--experiment",
+            "why-not-line-rate",
+            "-o",
+            &html_arg,
+        ],
+    );
+    let page = std::fs::read_to_string(&html).expect("the report");
+    assert!(
+        page.contains("<th class=\"num\">Limit</th>"),
+        "no Limit column"
+    );
+    assert!(page.contains("send buffer") && page.contains("receive window"));
+}

@@ -104,9 +104,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("writing {}", path.display()))?;
         }
     }
+    let limits = limits(&groups);
     if args.json {
         let mut doc = verdicts::json::document(&outcome);
         doc["notes"] = serde_json::json!(notes);
+        if !limits.is_empty() {
+            doc["limits"] = serde_json::json!(
+                limits
+                    .iter()
+                    .map(|(g, k, n, of)| serde_json::json!({
+                        "group": g, "limit": k, "runs": n, "of": of
+                    }))
+                    .collect::<Vec<_>>()
+            );
+        }
         if let Some(c) = &changes {
             doc["profiles"] = serde_json::to_value(c)?;
         }
@@ -121,6 +132,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         text.push_str(&outcome.ministat);
         text.push('\n');
         text.push_str(&outcome.differences());
+        if !limits.is_empty() {
+            text.push_str("\nLimit (what most runs of each were held by):\n");
+            let width = limits.iter().map(|l| l.0.len()).max().unwrap_or(0);
+            for (g, k, n, of) in &limits {
+                text.push_str(&format!("  {g:<width$}  {} ({n}/{of})\n", k.describe()));
+            }
+        }
         if let Some(c) = &changes {
             text.push_str(&profiles::text(c, confidence));
             text.push('\n');
@@ -134,4 +152,29 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Each group's dominant limit verdict (`linerate.limit` of its TCP runs): the group, the
+/// limit, how many runs named it and how many had one. Empty when no run has a verdict.
+fn limits(
+    groups: &[linerate_report::groups::Group],
+) -> Vec<(String, linerate_iperf3::limit::LimitKind, usize, usize)> {
+    groups
+        .iter()
+        .filter_map(|g| {
+            let kinds: Vec<_> = g
+                .runs
+                .iter()
+                .filter_map(|(_, r)| {
+                    serde_json::from_value::<linerate_iperf3::limit::TcpLimit>(
+                        r.document["linerate"]["limit"].clone(),
+                    )
+                    .ok()
+                })
+                .map(|l| l.kind)
+                .collect();
+            let (kind, n) = linerate_explain::tcp::dominant(&kinds)?;
+            Some((g.label.clone(), kind, n, kinds.len()))
+        })
+        .collect()
 }
