@@ -23,6 +23,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod egress;
 pub mod ethtool;
 pub mod freebsd;
 pub mod host;

@@ -6,22 +6,51 @@ use std::fmt::Write as _;
 use linerate_iperf3::limit::{LimitKind, TcpLimit};
 use linerate_units::BitRate;
 
-/// The verdict for `doc`, the path's rate from `--path-rate` and the kernel and memory from
-/// this host's snapshot (the sender's and the receiver's host in a lab or on loopback).
+/// The verdict for `doc`: the path's rate from `--path-rate`, else the egress NIC's speed (a
+/// physical NIC's; a virtual interface's nominal speed is said and not used), and the kernel
+/// and memory from this host's snapshot (the sender's and the receiver's in a lab).
 pub fn explain(
     doc: &linerate_iperf3::Document,
     path_rate: Option<BitRate>,
     host: &linerate_probe::HostSnapshot,
 ) -> Option<TcpLimit> {
-    let path = path_rate.map(|rate| linerate_explain::tcp::PathRate {
-        rate,
-        source: "--path-rate".into(),
-    });
+    use linerate_probe::egress::{self, Egress};
+    let mut no_rate = None;
+    let path = match path_rate {
+        Some(rate) => Some(linerate_explain::tcp::PathRate {
+            rate,
+            source: "--path-rate".into(),
+        }),
+        None => {
+            let local = doc
+                .start
+                .connected
+                .first()
+                .and_then(|c| c.local_host.parse().ok());
+            match local.and_then(|ip| egress::for_address(host, ip)) {
+                Some(Egress::Speed { name, rate }) => Some(linerate_explain::tcp::PathRate {
+                    rate,
+                    source: format!("egress NIC {name}"),
+                }),
+                Some(Egress::NoRate(why)) => {
+                    no_rate = Some(why);
+                    None
+                }
+                None => None,
+            }
+        }
+    };
     let facts = linerate_explain::tcp::HostFacts {
         kernel: host.host.kernel.value().cloned(),
         ram: host.host.memory.value().copied(),
     };
-    linerate_explain::tcp::explain(doc, path.as_ref(), &facts)
+    let mut limit = linerate_explain::tcp::explain(doc, path.as_ref(), &facts)?;
+    if let Some(why) = no_rate {
+        limit
+            .unseen
+            .insert(0, format!("the egress interface's rate: {why}"));
+    }
+    Some(limit)
 }
 
 /// The block, ending in a newline.
