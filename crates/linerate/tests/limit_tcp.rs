@@ -43,16 +43,9 @@ fn sysctl(ns: &Netns, kv: &str) {
     assert!(out.status.success(), "sysctl {kv}: {out:?}");
 }
 
-/// A TCP test from `client` to `server`, as JSON; the limit object.
-fn tcp(client: &Netns, server: &Proc, args: &[&str]) -> Value {
-    let out = run_bounded(
-        client
-            .linerate()
-            .args(["client", SERVER, "-p", &server.port.to_string()])
-            .args(["--no-store", "--json", "-t", "2"])
-            .args(args),
-        Duration::from_secs(30),
-    );
+/// Runs a `linerate client … --json` (bounded), which must succeed; its limit object.
+fn limit_of(cmd: &mut std::process::Command) -> Value {
+    let out = run_bounded(cmd.args(["--no-store", "--json"]), Duration::from_secs(40));
     assert!(
         out.status.success(),
         "{}",
@@ -62,23 +55,25 @@ fn tcp(client: &Netns, server: &Proc, args: &[&str]) -> Value {
     v["linerate"]["limit"].clone()
 }
 
+/// A 2 s TCP test from `client` to `server`; the limit object.
+fn tcp(client: &Netns, server: &Proc, args: &[&str]) -> Value {
+    limit_of(
+        client
+            .linerate()
+            .args(["client", SERVER, "-p", &server.port.to_string(), "-t", "2"])
+            .args(args),
+    )
+}
+
 #[test]
 fn the_issue_s_path_with_default_buffers_is_send_buffer_limited_as_calc_says() {
     require!(root());
     let lab = Lab::new('s');
-    lab.ok(&[
-        "up",
-        &lab.name,
-        "--topology",
-        "pair",
-        "--rate",
+    let l = lab_test(
+        &lab,
+        &["--delay", "20ms"],
         "1G",
-        "--delay",
-        "20ms",
-    ]);
-    let ns = |node: &str| format!("lr-{}-{node}", lab.name);
-    let server = support::traffic::serve(
-        support::netns::linerate_in(&ns("recv")).args(["server", "-p", "0"]),
+        &["-t", "6", "-O", "2", "-C", "cubic"],
     );
     // The namespace's defaults: tcp_wmem's maximum 4 MiB, below 2 × BDP (5 MB).
     let wmem = lab.exec("gen", &["sysctl", "-n", "net.ipv4.tcp_wmem"]);
@@ -86,20 +81,6 @@ fn the_issue_s_path_with_default_buffers_is_send_buffer_limited_as_calc_says() {
         String::from_utf8_lossy(&wmem.stdout).ends_with("4194304\n"),
         "{wmem:?}"
     );
-    let out = run_bounded(
-        support::netns::linerate_in(&ns("gen"))
-            .args(["client", "198.18.0.2", "-p", &server.port.to_string()])
-            .args(["-t", "6", "-O", "2", "-C", "cubic", "--path-rate", "1G"])
-            .args(["--no-store", "--json"]),
-        Duration::from_secs(40),
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    let l = &v["linerate"]["limit"];
     eprintln!("{}: {}", l["kind"], l["why"]);
     assert_eq!(l["kind"], "send_buffer", "{l}");
     assert_eq!(l["ceiling"]["source"], "--path-rate", "{l}");
@@ -186,8 +167,8 @@ fn with_an_iperf3_server_only_the_sender_side_is_judged() {
     assert_ne!(l["cpu"]["side"], "server", "{l}");
 }
 
-/// A lab pair with `link` options, a linerate server in recv and a client in gen told the
-/// path's rate; the client's limit object.
+/// A lab pair with `link` options, a linerate server in recv and a client (`args`) in gen told
+/// the path's rate; the client's limit object.
 fn lab_test(lab: &Lab, link: &[&str], rate: &str, args: &[&str]) -> Value {
     let mut up = vec![
         "up",
@@ -203,20 +184,12 @@ fn lab_test(lab: &Lab, link: &[&str], rate: &str, args: &[&str]) -> Value {
     let server = support::traffic::serve(
         support::netns::linerate_in(&ns("recv")).args(["server", "-p", "0"]),
     );
-    let out = run_bounded(
+    limit_of(
         support::netns::linerate_in(&ns("gen"))
             .args(["client", "198.18.0.2", "-p", &server.port.to_string()])
-            .args(["-t", "5", "--path-rate", rate, "--no-store", "--json"])
+            .args(["--path-rate", rate])
             .args(args),
-        Duration::from_secs(40),
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    v["linerate"]["limit"].clone()
+    )
 }
 
 #[test]
@@ -227,7 +200,7 @@ fn random_loss_on_the_link_is_congestion_with_the_mathis_bound_near_the_rate() {
         &lab,
         &["--delay", "10ms", "--loss", "0.5%"],
         "50M",
-        &["-C", "cubic"],
+        &["-t", "5", "-C", "cubic"],
     );
     eprintln!("{}: {}", l["kind"], l["why"]);
     assert_eq!(l["kind"], "congestion", "{l}");
@@ -244,7 +217,7 @@ fn random_loss_on_the_link_is_congestion_with_the_mathis_bound_near_the_rate() {
 fn a_100_mbit_link_with_ample_buffers_is_at_the_ceiling_with_nothing_to_prescribe() {
     require!(root());
     let lab = Lab::new('e');
-    let l = lab_test(&lab, &["--delay", "5ms"], "100M", &["-O", "1"]);
+    let l = lab_test(&lab, &["--delay", "5ms"], "100M", &["-t", "5", "-O", "1"]);
     eprintln!("{}: {}", l["kind"], l["why"]);
     assert_eq!(l["kind"], "at_ceiling", "{l}");
     let (rate, goodput) = (
