@@ -80,7 +80,12 @@ run() { # SCENARIO TOOL THREADS [ENGINE [BINARY]]
   else dev=s0; mac=$smac; dst=198.18.102.2; src=198.18.102.1; cns=$S; cdev=s1; fi
   cpu=0; [ "$n" = 2 ] && cpu=0,1
   before=$(rxcount "$cns" "$cdev")
-  local t0 t1
+  local t0 t1 prof=
+  # PROFILE=1: every CPU sampled while the generator runs through the router with every thread.
+  if [ -n "${PROFILE:-}" ] && [ "$sc" = router ] && [ "$n" = "${threads##* }" ]; then
+    ( sleep 0.5; "$BIN" profile -t "$(( dur > 2 ? dur - 1 : 1 ))s" --frequency 499 \
+        --folded "$tmp/prof-$tool${eng:+-$eng}-$r.folded" >/dev/null 2>&1 ) & prof=$!
+  fi
   t0=$(date +%s.%N)
   if [ "$tool" = trafgen ]; then
     timeout -s INT -k 5 "$dur" ip netns exec $G trafgen --dev "$dev" --conf "$tmp/$sc.cfg" \
@@ -95,6 +100,7 @@ run() { # SCENARIO TOOL THREADS [ENGINE [BINARY]]
       || { echo "linerate gen failed: $(cat "$tmp/err")" >&2; echo 0; return; }
   fi
   t1=$(date +%s.%N)
+  [ -z "$prof" ] || wait "$prof" || true
   sleep 0.3 # let the veth backlogs drain into the counter
   after=$(rxcount "$cns" "$cdev")
   python3 -c "import sys; print((int(sys.argv[2]) - int(sys.argv[1])) / (float(sys.argv[4]) - float(sys.argv[3])))" \
@@ -150,3 +156,42 @@ for sc, what in (("router", "forwarded, counted at recv's interface"),
                     line += (f", B/A {st.median(pairs):.3f} ({pairs[0]:.3f} … {pairs[-1]:.3f})")
         print(line)
 EOF
+[ -n "${PROFILE:-}" ] || exit 0
+# Where the two CPUs went while each generator sent through the router with every thread: the
+# generator's own user space, its kernel send path (syscall, ring kick, veth transmit), the
+# forwarding (softirq: veth NAPI, IP receive/forward, neighbour output — on whichever stack it
+# ran), idle, and everything else (other processes of a shared machine).
+python3 - "$tmp" $engines <<'EOF2'
+import glob, os, sys
+from collections import Counter
+tmp, engines = sys.argv[1], sys.argv[2:]
+FWD = ("net_rx_action", "__napi_poll", "veth_poll", "ip_forward", "ip_rcv", "__netif_receive_skb",
+       "process_backlog", "ip_finish_output", "neigh_resolve_output", "handle_softirqs")
+KERNEL = ("entry_SYSCALL", "do_syscall_64", "asm_", "ret_from_fork", "__x64_sys", "x64_sys_call")
+IDLE = ("swapper", "do_idle", "cpu_startup_entry", "default_idle", "cpuidle")
+print("\nwhere the CPUs went, through the router, every thread (linerate profile, 499 Hz, all CPUs)")
+print("| generator | samples | its user space | its kernel send path | forwarding (softirq) | idle | other |")
+print("|---|---|---|---|---|---|---|")
+for tool in ["trafgen"] + engines:
+    c = Counter()
+    comm = "trafgen" if tool == "trafgen" else "linerate"
+    for f in glob.glob(os.path.join(tmp, f"prof-{'trafgen' if tool == 'trafgen' else 'linerate-' + tool}-*.folded")):
+        for line in open(f):
+            stack, _, n = line.rstrip().rpartition(" ")
+            frames = stack.split(";")
+            if any(x.startswith(FWD) for x in frames):
+                kind = "fwd"
+            elif frames[0].startswith(IDLE) or any(x.startswith(IDLE) for x in frames):
+                kind = "idle"
+            elif frames[0] == comm:
+                kind = "kernel" if any(x.startswith(KERNEL) for x in frames) else "user"
+            else:
+                kind = "other"
+            c[kind] += int(n)
+    tot = sum(c.values())
+    if not tot:
+        continue
+    pct = lambda k: f"{c[k] / tot * 100:.1f} %"
+    name = "trafgen" if tool == "trafgen" else f"linerate gen --engine {tool}"
+    print(f"| {name} | {tot} | {pct('user')} | {pct('kernel')} | {pct('fwd')} | {pct('idle')} | {pct('other')} |")
+EOF2
