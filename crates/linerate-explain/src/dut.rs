@@ -1,0 +1,236 @@
+//! When a router lab's DUT is the limit, where its CPU goes: the samples of a short profile
+//! taken (on every CPU) at the limiting load, each busy sample counted once for the innermost
+//! frame of its stack that names a subsystem of the router's path — nftables, conntrack,
+//! forwarding/routing, softirq/veth — else `other` (the generator, the counter, the rest);
+//! idle samples are left out. The verdict is the router's CPU when that work took about a
+//! core or more ([`CPU_BOUND_CORES`]); a DUT that drops with less has CPU to spare, and its
+//! limit is a rule, a queue or a shaper.
+
+use linerate_iperf3::dut_limit::{DutLimit, DutShare, DutVerdict};
+
+/// Router work of at least this many cores at the limiting load: the DUT's CPU is the limit
+/// (forwarding in softirq spreads little across CPUs on a veth lab; a core busy with it is
+/// the ceiling of one flow).
+pub const CPU_BOUND_CORES: f64 = 0.8;
+
+/// The subsystems, innermost match wins; `idle` is counted apart. Function-name prefixes
+/// from the Linux sources.
+const SUBSYSTEMS: &[(&str, &[&str])] = &[
+    ("nftables", &["nft_", "__nft_", "nf_tables_"]),
+    (
+        "conntrack",
+        &[
+            "nf_conntrack_",
+            "__nf_conntrack_",
+            "nf_ct_",
+            "__nf_ct_",
+            "nf_nat_",
+            "ipv4_conntrack_",
+        ],
+    ),
+    (
+        "forwarding/routing",
+        &[
+            "ip_forward",
+            "ip6_forward",
+            "fib_",
+            "__fib_",
+            "fib6_",
+            "ip_route_",
+            "ip_rcv",
+            "ip_sublist_rcv",
+            "ip_list_rcv",
+            "ip_output",
+            "ip_finish_output",
+            "__ip_finish_output",
+            "neigh_",
+            "nf_hook_slow",
+        ],
+    ),
+    (
+        "softirq/veth",
+        &[
+            "veth_",
+            "__netif_receive_skb",
+            "netif_receive_skb",
+            "__napi_poll",
+            "net_rx_action",
+            "process_backlog",
+            "__do_softirq",
+            "handle_softirqs",
+            "dev_queue_xmit",
+            "__dev_queue_xmit",
+            "dev_hard_start_xmit",
+            "napi_gro_",
+            "gro_",
+        ],
+    ),
+];
+
+/// Frames of the idle loop (a sample whose innermost named frame is one is not busy).
+const IDLE: &[&str] = &[
+    "default_idle",
+    "cpuidle_",
+    "do_idle",
+    "native_safe_halt",
+    "pv_native_safe_halt",
+    "acpi_idle_",
+    "intel_idle",
+    "poll_idle",
+];
+
+/// Index in [`SUBSYSTEMS`] of the innermost frame naming one, `Some(None)` for idle, `None`
+/// for other.
+fn classify<'a>(frames_leaf_first: impl IntoIterator<Item = &'a str>) -> Option<Option<usize>> {
+    for f in frames_leaf_first {
+        if let Some(i) = SUBSYSTEMS
+            .iter()
+            .position(|(_, p)| p.iter().any(|p| f.starts_with(p)))
+        {
+            return Some(Some(i));
+        }
+        if IDLE.iter().any(|p| f.starts_with(p)) {
+            return Some(None);
+        }
+    }
+    None
+}
+
+/// The DUT's limit from a profile taken at `load_pps` for `seconds` at `frequency_hz` per CPU:
+/// `stacks` are folded lines (`root;…;leaf COUNT`, the profile crate's format).
+pub fn from_folded(
+    load_pps: f64,
+    seconds: f64,
+    frequency_hz: u64,
+    stacks: &[String],
+) -> DutLimit {
+    let mut counts = vec![0u64; SUBSYSTEMS.len()];
+    let (mut other, mut samples) = (0u64, 0u64);
+    for line in stacks {
+        let Some((stack, n)) = line.rsplit_once(' ') else {
+            continue;
+        };
+        let Ok(n) = n.parse::<u64>() else {
+            continue;
+        };
+        samples += n;
+        match classify(stack.rsplit(';')) {
+            Some(Some(i)) => counts[i] += n,
+            Some(None) => {}
+            None => other += n,
+        }
+    }
+    let router: u64 = counts.iter().sum();
+    let busy = router + other;
+    let share = |name: &str, n: u64| DutShare {
+        name: name.to_owned(),
+        samples: n,
+        percent: if busy == 0 {
+            0.0
+        } else {
+            (n as f64 * 10_000.0 / busy as f64).round() / 100.0
+        },
+    };
+    let mut subsystems: Vec<DutShare> = SUBSYSTEMS
+        .iter()
+        .zip(&counts)
+        .map(|((name, _), &n)| share(name, n))
+        .chain(std::iter::once(share("other", other)))
+        .filter(|s| s.samples > 0)
+        .collect();
+    subsystems.sort_by_key(|s| std::cmp::Reverse(s.samples));
+    let one_core = seconds * frequency_hz as f64;
+    let router_cores = if one_core > 0.0 {
+        (router as f64 / one_core * 100.0).round() / 100.0
+    } else {
+        0.0
+    };
+    let (verdict, note) = if samples == 0 {
+        (
+            DutVerdict::NotProfiled,
+            Some("the profile took no sample".to_owned()),
+        )
+    } else if router_cores >= CPU_BOUND_CORES {
+        (DutVerdict::Cpu, None)
+    } else {
+        (
+            DutVerdict::NotCpu,
+            Some(format!(
+                "the router's work took {router_cores:.2} cores at the limiting load: its \
+                 drops come from a rule, a queue or a shaper, not from its CPU"
+            )),
+        )
+    };
+    DutLimit {
+        verdict,
+        load_pps,
+        seconds,
+        samples,
+        router_cores,
+        subsystems,
+        note,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(v: &[(&str, u64)]) -> Vec<String> {
+        v.iter().map(|(s, n)| format!("{s} {n}")).collect()
+    }
+
+    const SOFTIRQ: &str = "swapper;do_idle;handle_softirqs;net_rx_action;__napi_poll;veth_poll";
+
+    #[test]
+    fn a_busy_router_is_its_cpu_and_nftables_leads() {
+        // 2 s at 100 Hz: one core is 200 samples.
+        let stacks = lines(&[
+            (
+                &format!("{SOFTIRQ};ip_rcv;ip_forward;nf_hook_slow;nft_do_chain;memcmp"),
+                120,
+            ),
+            (
+                &format!("{SOFTIRQ};ip_rcv;nf_hook_slow;nf_conntrack_in;__nf_conntrack_find_get"),
+                30,
+            ),
+            (&format!("{SOFTIRQ};ip_rcv;ip_forward;fib_table_lookup"), 10),
+            (&format!("{SOFTIRQ};veth_xdp_rcv"), 20),
+            ("linerate;packet_sendmsg;tpacket_snd", 20),
+            ("swapper;do_idle;default_idle", 200),
+        ]);
+        let l = from_folded(150_000.0, 2.0, 100, &stacks);
+        assert_eq!(l.verdict, DutVerdict::Cpu, "{l:?}");
+        assert_eq!(l.samples, 400);
+        assert!((l.router_cores - 0.9).abs() < 1e-9, "{l:?}");
+        assert_eq!(l.subsystems[0].name, "nftables");
+        assert!((l.subsystems[0].percent - 60.0).abs() < 1e-9);
+        let names: Vec<&str> = l.subsystems.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "nftables",
+                "conntrack",
+                "softirq/veth",
+                "other",
+                "forwarding/routing"
+            ]
+        );
+        assert_eq!(l.top(2), "nftables 60 %, conntrack 15 %");
+        assert_eq!(l.note, None);
+    }
+
+    #[test]
+    fn a_dut_dropping_with_cpu_to_spare_is_not_its_cpu() {
+        let stacks = lines(&[
+            (&format!("{SOFTIRQ};ip_rcv;ip_forward;nft_do_chain"), 20),
+            ("swapper;do_idle;default_idle", 380),
+        ]);
+        let l = from_folded(50_000.0, 2.0, 100, &stacks);
+        assert_eq!(l.verdict, DutVerdict::NotCpu);
+        assert!(l.note.as_deref().is_some_and(|n| n.contains("0.10 cores")));
+        // No sample at all is not a verdict.
+        let none = from_folded(50_000.0, 2.0, 100, &[]);
+        assert_eq!(none.verdict, DutVerdict::NotProfiled);
+    }
+}
