@@ -172,6 +172,24 @@ pub fn from_folded(
     }
 }
 
+/// The limit as one line for people: `limit: DUT (router) CPU at 180000 fps: 0.95 cores of
+/// router work in 2.0 s; nftables 61 %, conntrack 14 %, …`.
+pub fn line(l: &DutLimit) -> String {
+    let mut text = format!("limit: {} at {:.0} fps", l.verdict.label(), l.load_pps);
+    if l.samples > 0 {
+        text.push_str(&format!(
+            ": {:.2} cores of router work in {:.1} s; CPU (busy samples, every CPU): {}",
+            l.router_cores,
+            l.seconds,
+            l.top(5)
+        ));
+    }
+    if let Some(note) = &l.note {
+        text.push_str(&format!(" ({note})"));
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,6 +236,14 @@ mod tests {
         );
         assert_eq!(l.top(2), "nftables 60 %, conntrack 15 %");
         assert_eq!(l.note, None);
+        assert!(
+            line(&l).starts_with(
+                "limit: DUT (router) CPU at 150000 fps: 0.90 cores of router work in 2.0 s; \
+                 CPU (busy samples, every CPU): nftables 60 %, conntrack 15 %"
+            ),
+            "{}",
+            line(&l)
+        );
     }
 
     #[test]

@@ -276,6 +276,7 @@ mod tests {
                 search_seconds: 15.0,
                 ring_drops: 0,
                 trials: Vec::new(),
+                dut_limit: None,
             },
         };
         let mut context = RunContext::new(RunSource::Lab);

@@ -23,6 +23,9 @@ use crate::LabError;
 /// A result within this share of the generator's ceiling is the generator's, not the DUT's.
 pub const GENERATOR_BOUND: f64 = 0.9;
 
+/// Longest trial the DUT's CPU is profiled in, seconds.
+const DUT_PROFILE_S: f64 = 2.0;
+
 /// Loads of the latency trials, as shares of NDR.
 pub const LATENCY_LOADS: [f64; 3] = [0.1, 0.5, 0.9];
 
@@ -246,6 +249,14 @@ fn frame(
     }
     let trials = trials(&outcome, &details);
     let generator_bound_reason = generator_bound(ndr, ceiling, outcome.goals[0].upper, &trials);
+    // The DUT, not the generator, is the limit: where its CPU goes at the load just above NDR
+    // (the lowest that lost frames), in a trial of at most DUT_PROFILE_S.
+    let dut_limit = match (generator_bound_reason.is_none(), outcome.goals[0].upper) {
+        (true, Some(upper)) if !interrupted() => {
+            bed.dut_limit(spec, upper, s.trial_s.min(DUT_PROFILE_S))?
+        }
+        _ => None,
+    };
     let rate = |pps: f64| rfc2544::rate(pps, line.frame_bytes, line.wire_bytes, line_pps);
     Ok(FrameResult {
         frame: spec.to_string(),
@@ -267,6 +278,7 @@ fn frame(
         search_seconds,
         ring_drops,
         trials,
+        dut_limit,
     })
 }
 
