@@ -1,8 +1,8 @@
 //! When a router lab's DUT is the limit, where its CPU goes: the samples of a short profile
 //! taken (on every CPU) at the limiting load, each busy sample counted once for the innermost
 //! frame of its stack that names a subsystem of the router's path — nftables, conntrack,
-//! forwarding/routing, softirq/veth — else `other` (the generator, the counter, the rest);
-//! idle samples are left out. The verdict is the router's CPU when that work took about a
+//! forwarding/routing, softirq/veth — the lab's generator and counter (AF_PACKET, when the
+//! stack has no frame of the router's path) apart, else `other`; idle samples are left out. The verdict is the router's CPU when that work took about a
 //! core or more ([`CPU_BOUND_CORES`]); a DUT that drops with less has CPU to spare, and its
 //! limit is a rule, a queue or a shaper.
 
@@ -12,6 +12,11 @@ use linerate_iperf3::dut_limit::{DutLimit, DutShare, DutVerdict};
 /// (forwarding in softirq spreads little across CPUs on a veth lab; a core busy with it is
 /// the ceiling of one flow).
 pub const CPU_BOUND_CORES: f64 = 0.8;
+
+/// Busy samples of at least this share of every CPU: the CPUs were saturated, and the DUT's
+/// work (when it is the largest of the lab's) got less than a core only because other work
+/// took the rest — still its CPU.
+pub const SATURATED: f64 = 0.9;
 
 /// The subsystems, innermost match wins; `idle` is counted apart. Function-name prefixes
 /// from the Linux sources.
@@ -79,33 +84,64 @@ const IDLE: &[&str] = &[
     "poll_idle",
 ];
 
-/// Index in [`SUBSYSTEMS`] of the innermost frame naming one, `Some(None)` for idle, `None`
-/// for other.
-fn classify<'a>(frames_leaf_first: impl IntoIterator<Item = &'a str>) -> Option<Option<usize>> {
+/// Frames of the lab's own generator and frame counter (AF_PACKET): a sample with one and
+/// no frame of the router's path is theirs, not the DUT's.
+const PACKET: &[&str] = &["packet_", "tpacket_", "__packet_", "xsk_", "__xsk_", "xp_"];
+
+/// Frames only the router's path has (a sample with one is the DUT's work).
+const ROUTER: &[&str] = &["ip_rcv", "ip_forward", "ip6_forward", "nf_", "nft_", "__nft_", "__nf_"];
+
+/// What one sample was doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    /// The router's work, in [`SUBSYSTEMS`]`[i]`.
+    Router(usize),
+    /// The lab's generator or counter.
+    Packet,
+    /// Idle.
+    Idle,
+    /// Anything else.
+    Other,
+}
+
+/// Classifies a sample: the router's work by the innermost frame naming a subsystem (when
+/// the stack has a frame of the router's path, or none of the generator's), the generator's
+/// and counter's AF_PACKET work, idle, or other.
+fn classify(frames_leaf_first: &[&str]) -> Class {
+    let has = |set: &[&str]| {
+        frames_leaf_first
+            .iter()
+            .any(|f| set.iter().any(|p| f.starts_with(p)))
+    };
+    let router = has(ROUTER);
+    if !router && has(PACKET) {
+        return Class::Packet;
+    }
     for f in frames_leaf_first {
         if let Some(i) = SUBSYSTEMS
             .iter()
             .position(|(_, p)| p.iter().any(|p| f.starts_with(p)))
         {
-            return Some(Some(i));
+            return Class::Router(i);
         }
         if IDLE.iter().any(|p| f.starts_with(p)) {
-            return Some(None);
+            return Class::Idle;
         }
     }
-    None
+    Class::Other
 }
 
-/// The DUT's limit from a profile taken at `load_pps` for `seconds` at `frequency_hz` per CPU:
-/// `stacks` are folded lines (`root;…;leaf COUNT`, the profile crate's format).
+/// The DUT's limit from a profile taken at `load_pps` for `seconds` at `frequency_hz` on each
+/// of `cpus` CPUs: `stacks` are folded lines (`root;…;leaf COUNT`, the profile crate's format).
 pub fn from_folded(
     load_pps: f64,
     seconds: f64,
     frequency_hz: u64,
+    cpus: usize,
     stacks: &[String],
 ) -> DutLimit {
     let mut counts = vec![0u64; SUBSYSTEMS.len()];
-    let (mut other, mut samples) = (0u64, 0u64);
+    let (mut other, mut packet, mut samples) = (0u64, 0u64, 0u64);
     for line in stacks {
         let Some((stack, n)) = line.rsplit_once(' ') else {
             continue;
@@ -114,14 +150,16 @@ pub fn from_folded(
             continue;
         };
         samples += n;
-        match classify(stack.rsplit(';')) {
-            Some(Some(i)) => counts[i] += n,
-            Some(None) => {}
-            None => other += n,
+        let frames: Vec<&str> = stack.rsplit(';').collect();
+        match classify(&frames) {
+            Class::Router(i) => counts[i] += n,
+            Class::Packet => packet += n,
+            Class::Idle => {}
+            Class::Other => other += n,
         }
     }
     let router: u64 = counts.iter().sum();
-    let busy = router + other;
+    let busy = router + packet + other;
     let share = |name: &str, n: u64| DutShare {
         name: name.to_owned(),
         samples: n,
@@ -135,16 +173,23 @@ pub fn from_folded(
         .iter()
         .zip(&counts)
         .map(|((name, _), &n)| share(name, n))
-        .chain(std::iter::once(share("other", other)))
+        .chain([
+            share("generator/counter (AF_PACKET)", packet),
+            share("other", other),
+        ])
         .filter(|s| s.samples > 0)
         .collect();
     subsystems.sort_by_key(|s| std::cmp::Reverse(s.samples));
     let one_core = seconds * frequency_hz as f64;
-    let router_cores = if one_core > 0.0 {
-        (router as f64 / one_core * 100.0).round() / 100.0
-    } else {
-        0.0
+    let cores = |n: u64| {
+        if one_core > 0.0 {
+            (n as f64 / one_core * 100.0).round() / 100.0
+        } else {
+            0.0
+        }
     };
+    let (router_cores, busy_cores) = (cores(router), cores(busy));
+    let saturated = busy_cores >= SATURATED * cpus as f64 && router >= packet;
     let (verdict, note) = if samples == 0 {
         (
             DutVerdict::NotProfiled,
@@ -152,12 +197,22 @@ pub fn from_folded(
         )
     } else if router_cores >= CPU_BOUND_CORES {
         (DutVerdict::Cpu, None)
+    } else if saturated {
+        (
+            DutVerdict::Cpu,
+            Some(format!(
+                "every CPU was busy ({busy_cores:.2} of {cpus} cores), the router's work \
+                 {router_cores:.2} of them and other work the rest: the DUT had less than a \
+                 core"
+            )),
+        )
     } else {
         (
             DutVerdict::NotCpu,
             Some(format!(
-                "the router's work took {router_cores:.2} cores at the limiting load: its \
-                 drops come from a rule, a queue or a shaper, not from its CPU"
+                "the router's work took {router_cores:.2} cores at the limiting load with CPU \
+                 to spare ({busy_cores:.2} of {cpus} cores busy): its drops come from a rule, a \
+                 queue or a shaper, not from its CPU"
             )),
         )
     };
@@ -167,9 +222,27 @@ pub fn from_folded(
         seconds,
         samples,
         router_cores,
+        busy_cores,
+        cpus,
         subsystems,
         note,
     }
+}
+
+/// A limit judged where the search called the result generator-bound (the generator fell
+/// short far below its own ceiling into a sink): when the router's CPU is the verdict, the
+/// note says the shortfall was the DUT's forwarding on the generator's CPU.
+pub fn generator_short(mut l: DutLimit) -> DutLimit {
+    if l.verdict == DutVerdict::Cpu {
+        let why = "the generator fell short far below its own ceiling because the DUT's \
+                   forwarding ran on the same CPUs (a veth peer forwards in the sender's \
+                   softirq): the DUT's CPU is the limit, not the generator";
+        l.note = Some(match l.note.take() {
+            Some(n) => format!("{why}; {n}"),
+            None => why.to_owned(),
+        });
+    }
+    l
 }
 
 /// The limit as one line for people: `limit: DUT (router) CPU at 180000 fps: 0.95 cores of
@@ -214,10 +287,10 @@ mod tests {
             ),
             (&format!("{SOFTIRQ};ip_rcv;ip_forward;fib_table_lookup"), 10),
             (&format!("{SOFTIRQ};veth_xdp_rcv"), 20),
-            ("linerate;packet_sendmsg;tpacket_snd", 20),
+            ("linerate;packet_sendmsg;packet_snd;dev_queue_xmit;veth_xmit", 20),
             ("swapper;do_idle;default_idle", 200),
         ]);
-        let l = from_folded(150_000.0, 2.0, 100, &stacks);
+        let l = from_folded(150_000.0, 2.0, 100, 2, &stacks);
         assert_eq!(l.verdict, DutVerdict::Cpu, "{l:?}");
         assert_eq!(l.samples, 400);
         assert!((l.router_cores - 0.9).abs() < 1e-9, "{l:?}");
@@ -230,7 +303,7 @@ mod tests {
                 "nftables",
                 "conntrack",
                 "softirq/veth",
-                "other",
+                "generator/counter (AF_PACKET)",
                 "forwarding/routing"
             ]
         );
@@ -247,16 +320,34 @@ mod tests {
     }
 
     #[test]
+    fn saturated_cpus_with_the_router_the_lab_s_largest_work_are_its_cpu() {
+        // Two CPUs, 400 samples all busy: half a core of forwarding, the rest another
+        // program's (a compiler on the shared host).
+        let stacks = lines(&[
+            (&format!("{SOFTIRQ};ip_rcv;ip_forward;nf_hook_slow;nft_do_chain"), 100),
+            ("rustc;llvm_pass", 300),
+        ]);
+        let l = from_folded(20_000.0, 2.0, 100, 2, &stacks);
+        assert_eq!(l.verdict, DutVerdict::Cpu, "{l:?}");
+        assert!(l.note.as_deref().is_some_and(|n| n.contains("2.00 of 2 cores")));
+        assert_eq!(l.subsystems[0].name, "other");
+        assert_eq!(l.subsystems[1].name, "nftables");
+        let short = generator_short(l);
+        assert!(short.note.as_deref().is_some_and(|n| n.starts_with("the generator fell short")
+            && n.contains("2.00 of 2 cores")));
+    }
+
+    #[test]
     fn a_dut_dropping_with_cpu_to_spare_is_not_its_cpu() {
         let stacks = lines(&[
             (&format!("{SOFTIRQ};ip_rcv;ip_forward;nft_do_chain"), 20),
             ("swapper;do_idle;default_idle", 380),
         ]);
-        let l = from_folded(50_000.0, 2.0, 100, &stacks);
+        let l = from_folded(50_000.0, 2.0, 100, 2, &stacks);
         assert_eq!(l.verdict, DutVerdict::NotCpu);
         assert!(l.note.as_deref().is_some_and(|n| n.contains("0.10 cores")));
         // No sample at all is not a verdict.
-        let none = from_folded(50_000.0, 2.0, 100, &[]);
+        let none = from_folded(50_000.0, 2.0, 100, 2, &[]);
         assert_eq!(none.verdict, DutVerdict::NotProfiled);
     }
 }

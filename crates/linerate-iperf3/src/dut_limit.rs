@@ -33,7 +33,8 @@ impl DutVerdict {
 /// One subsystem's share of the sampled busy CPU.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DutShare {
-    /// `nftables`, `conntrack`, `forwarding/routing`, `softirq/veth` or `other`.
+    /// `nftables`, `conntrack`, `forwarding/routing`, `softirq/veth`, `generator/counter
+    /// (AF_PACKET)` or `other`.
     pub name: String,
     /// Samples counted for it (each busy sample counts once, for the innermost frame that
     /// names a subsystem).
@@ -56,6 +57,10 @@ pub struct DutLimit {
     /// Samples in the router's work (nftables, conntrack, forwarding/routing, softirq/veth),
     /// in cores (1.0 = one CPU busy with it the whole time).
     pub router_cores: f64,
+    /// All busy samples (the lab's and the host's other work), in cores.
+    pub busy_cores: f64,
+    /// CPUs sampled.
+    pub cpus: usize,
     /// Where the busy CPU went, largest first.
     pub subsystems: Vec<DutShare>,
     /// Why it was not profiled, or what to read the figures with.
@@ -72,6 +77,8 @@ impl DutLimit {
             seconds: 0.0,
             samples: 0,
             router_cores: 0.0,
+            busy_cores: 0.0,
+            cpus: 0,
             subsystems: Vec::new(),
             note: Some(reason),
         }

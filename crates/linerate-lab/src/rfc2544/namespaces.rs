@@ -192,7 +192,13 @@ impl TestBed for Namespaces<'_> {
         let captured = capture.finish();
         trial?;
         Ok(Some(match captured {
-            Ok(p) => dut::from_folded(load, p.seconds, DUT_PROFILE_HZ, &p.folded.lines()),
+            Ok(p) => dut::from_folded(
+                load,
+                p.seconds,
+                DUT_PROFILE_HZ,
+                cpus.len(),
+                &p.folded.lines(),
+            ),
             Err(e) => DutLimit::not_profiled(load, why(&e)),
         }))
     }

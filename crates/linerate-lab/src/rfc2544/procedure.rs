@@ -249,12 +249,21 @@ fn frame(
     }
     let trials = trials(&outcome, &details);
     let generator_bound_reason = generator_bound(ndr, ceiling, outcome.goals[0].upper, &trials);
-    // The DUT, not the generator, is the limit: where its CPU goes at the load just above NDR
-    // (the lowest that lost frames), in a trial of at most DUT_PROFILE_S.
-    let dut_limit = match (generator_bound_reason.is_none(), outcome.goals[0].upper) {
-        (true, Some(upper)) if !interrupted() => {
-            bed.dut_limit(spec, upper, s.trial_s.min(DUT_PROFILE_S))?
-        }
+    // The DUT may be the limit — not generator-bound, or a generator that fell short far
+    // below its own ceiling (on one host the DUT's forwarding can run in the sender's
+    // softirq, on its CPU): where the CPU goes at the load just above NDR (the lowest that
+    // lost frames), in a trial of at most DUT_PROFILE_S.
+    let below_ceiling = ceiling.is_some_and(|c| ndr < c * GENERATOR_BOUND);
+    let dut_limit = match outcome.goals[0].upper {
+        Some(upper) if !interrupted() && (generator_bound_reason.is_none() || below_ceiling) => bed
+            .dut_limit(spec, upper, s.trial_s.min(DUT_PROFILE_S))?
+            .map(|l| {
+                if generator_bound_reason.is_some() {
+                    linerate_explain::dut::generator_short(l)
+                } else {
+                    l
+                }
+            }),
         _ => None,
     };
     let rate = |pps: f64| rfc2544::rate(pps, line.frame_bytes, line.wire_bytes, line_pps);
