@@ -50,7 +50,8 @@ pub struct DutLimit {
     pub verdict: DutVerdict,
     /// The load the profile was taken at, frames/s (just above NDR).
     pub load_pps: f64,
-    /// How long the profile sampled, seconds (0 when not profiled).
+    /// How long the generator sent while the profile sampled, seconds (0 when not profiled):
+    /// the time cores are counted over.
     pub seconds: f64,
     /// Samples taken on all CPUs.
     pub samples: u64,

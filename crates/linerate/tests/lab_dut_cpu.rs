@@ -81,6 +81,7 @@ fn a_dut_walking_2000_rules_is_its_cpu_and_nftables_leads() {
     if l["verdict"] == "not_profiled" {
         skip!("the DUT's CPU cannot be profiled here: {}", l["note"]);
     }
+    eprintln!("dut_limit: {l}");
     assert_eq!(l["verdict"], "cpu", "{l}");
     let upper = r["ndr_upper_pps"].as_f64().expect("an NDR upper bound");
     assert_eq!(l["load_pps"].as_f64(), Some(upper), "{l}");

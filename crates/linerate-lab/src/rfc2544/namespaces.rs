@@ -190,11 +190,13 @@ impl TestBed for Namespaces<'_> {
         };
         let trial = self.trial(frame, Some(load), secs);
         let captured = capture.finish();
-        trial?;
+        // Cores are counted over the generator's sending time, not the profile's (which
+        // includes starting the generator in its namespace).
+        let sending = trial?.seconds;
         Ok(Some(match captured {
             Ok(p) => dut::from_folded(
                 load,
-                p.seconds,
+                if sending > 0.0 { sending } else { p.seconds },
                 DUT_PROFILE_HZ,
                 cpus.len(),
                 &p.folded.lines(),

@@ -23,7 +23,7 @@ use crate::LabError;
 /// A result within this share of the generator's ceiling is the generator's, not the DUT's.
 pub const GENERATOR_BOUND: f64 = 0.9;
 
-/// Longest trial the DUT's CPU is profiled in, seconds.
+/// The trial the DUT's CPU is profiled in, seconds.
 const DUT_PROFILE_S: f64 = 2.0;
 
 /// Loads of the latency trials, as shares of NDR.
@@ -252,7 +252,7 @@ fn frame(
     // The DUT may be the limit — not generator-bound, or a generator that fell short far
     // below its own ceiling (on one host the DUT's forwarding can run in the sender's
     // softirq, on its CPU): where the CPU goes at the load just above NDR (the lowest that
-    // lost frames), in a trial of at most DUT_PROFILE_S.
+    // lost frames), in a trial of DUT_PROFILE_S.
     let below_ceiling = ceiling.is_some_and(|c| ndr < c * GENERATOR_BOUND);
     let dut_limit = match outcome.goals[0].upper {
         Some(upper) if !interrupted() && (generator_bound_reason.is_none() || below_ceiling) => bed
