@@ -131,11 +131,13 @@ fn classify(frames_leaf_first: &[&str]) -> Class {
     Class::Other
 }
 
-/// The DUT's limit from a profile taken at `load_pps` for `seconds` at `frequency_hz` on each
-/// of `cpus` CPUs: `stacks` are folded lines (`root;…;leaf COUNT`, the profile crate's format).
+/// The DUT's limit from a profile taken at `load_pps` for `profile_seconds` (of which the
+/// generator sent for `seconds`, the time the router's cores are counted over) at
+/// `frequency_hz` on each of `cpus` CPUs: `stacks` are folded lines (`root;…;leaf COUNT`, the profile crate's format).
 pub fn from_folded(
     load_pps: f64,
     seconds: f64,
+    profile_seconds: f64,
     frequency_hz: u64,
     cpus: usize,
     stacks: &[String],
@@ -180,15 +182,16 @@ pub fn from_folded(
         .filter(|s| s.samples > 0)
         .collect();
     subsystems.sort_by_key(|s| std::cmp::Reverse(s.samples));
-    let one_core = seconds * frequency_hz as f64;
-    let cores = |n: u64| {
+    let cores = |n: u64, secs: f64| {
+        let one_core = secs * frequency_hz as f64;
         if one_core > 0.0 {
             (n as f64 / one_core * 100.0).round() / 100.0
         } else {
             0.0
         }
     };
-    let (router_cores, busy_cores) = (cores(router), cores(busy));
+    let router_cores = cores(router, seconds);
+    let busy_cores = cores(busy, profile_seconds.max(seconds));
     let saturated = busy_cores >= SATURATED * cpus as f64 && router >= packet;
     let (verdict, note) = if samples == 0 {
         (
@@ -290,7 +293,7 @@ mod tests {
             ("linerate;packet_sendmsg;packet_snd;dev_queue_xmit;veth_xmit", 20),
             ("swapper;do_idle;default_idle", 200),
         ]);
-        let l = from_folded(150_000.0, 2.0, 100, 2, &stacks);
+        let l = from_folded(150_000.0, 2.0, 2.0, 100, 2, &stacks);
         assert_eq!(l.verdict, DutVerdict::Cpu, "{l:?}");
         assert_eq!(l.samples, 400);
         assert!((l.router_cores - 0.9).abs() < 1e-9, "{l:?}");
@@ -327,7 +330,7 @@ mod tests {
             (&format!("{SOFTIRQ};ip_rcv;ip_forward;nf_hook_slow;nft_do_chain"), 100),
             ("rustc;llvm_pass", 300),
         ]);
-        let l = from_folded(20_000.0, 2.0, 100, 2, &stacks);
+        let l = from_folded(20_000.0, 2.0, 2.0, 100, 2, &stacks);
         assert_eq!(l.verdict, DutVerdict::Cpu, "{l:?}");
         assert!(l.note.as_deref().is_some_and(|n| n.contains("2.00 of 2 cores")));
         assert_eq!(l.subsystems[0].name, "other");
@@ -343,11 +346,11 @@ mod tests {
             (&format!("{SOFTIRQ};ip_rcv;ip_forward;nft_do_chain"), 20),
             ("swapper;do_idle;default_idle", 380),
         ]);
-        let l = from_folded(50_000.0, 2.0, 100, 2, &stacks);
+        let l = from_folded(50_000.0, 2.0, 2.0, 100, 2, &stacks);
         assert_eq!(l.verdict, DutVerdict::NotCpu);
         assert!(l.note.as_deref().is_some_and(|n| n.contains("0.10 cores")));
         // No sample at all is not a verdict.
-        let none = from_folded(50_000.0, 2.0, 100, 2, &[]);
+        let none = from_folded(50_000.0, 2.0, 2.0, 100, 2, &[]);
         assert_eq!(none.verdict, DutVerdict::NotProfiled);
     }
 }

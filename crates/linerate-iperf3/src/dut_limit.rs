@@ -58,7 +58,8 @@ pub struct DutLimit {
     /// Samples in the router's work (nftables, conntrack, forwarding/routing, softirq/veth),
     /// in cores (1.0 = one CPU busy with it the whole time).
     pub router_cores: f64,
-    /// All busy samples (the lab's and the host's other work), in cores.
+    /// All busy samples (the lab's and the host's other work), in cores over the profile's
+    /// whole time.
     pub busy_cores: f64,
     /// CPUs sampled.
     pub cpus: usize,

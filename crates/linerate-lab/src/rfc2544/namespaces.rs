@@ -197,6 +197,7 @@ impl TestBed for Namespaces<'_> {
             Ok(p) => dut::from_folded(
                 load,
                 if sending > 0.0 { sending } else { p.seconds },
+                p.seconds,
                 DUT_PROFILE_HZ,
                 cpus.len(),
                 &p.folded.lines(),
