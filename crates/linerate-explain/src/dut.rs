@@ -89,7 +89,15 @@ const IDLE: &[&str] = &[
 const PACKET: &[&str] = &["packet_", "tpacket_", "__packet_", "xsk_", "__xsk_", "xp_"];
 
 /// Frames only the router's path has (a sample with one is the DUT's work).
-const ROUTER: &[&str] = &["ip_rcv", "ip_forward", "ip6_forward", "nf_", "nft_", "__nft_", "__nf_"];
+const ROUTER: &[&str] = &[
+    "ip_rcv",
+    "ip_forward",
+    "ip6_forward",
+    "nf_",
+    "nft_",
+    "__nft_",
+    "__nf_",
+];
 
 /// What one sample was doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -290,7 +298,10 @@ mod tests {
             ),
             (&format!("{SOFTIRQ};ip_rcv;ip_forward;fib_table_lookup"), 10),
             (&format!("{SOFTIRQ};veth_xdp_rcv"), 20),
-            ("linerate;packet_sendmsg;packet_snd;dev_queue_xmit;veth_xmit", 20),
+            (
+                "linerate;packet_sendmsg;packet_snd;dev_queue_xmit;veth_xmit",
+                20,
+            ),
             ("swapper;do_idle;default_idle", 200),
         ]);
         let l = from_folded(150_000.0, 2.0, 2.0, 100, 2, &stacks);
@@ -327,17 +338,25 @@ mod tests {
         // Two CPUs, 400 samples all busy: half a core of forwarding, the rest another
         // program's (a compiler on the shared host).
         let stacks = lines(&[
-            (&format!("{SOFTIRQ};ip_rcv;ip_forward;nf_hook_slow;nft_do_chain"), 100),
+            (
+                &format!("{SOFTIRQ};ip_rcv;ip_forward;nf_hook_slow;nft_do_chain"),
+                100,
+            ),
             ("rustc;llvm_pass", 300),
         ]);
         let l = from_folded(20_000.0, 2.0, 2.0, 100, 2, &stacks);
         assert_eq!(l.verdict, DutVerdict::Cpu, "{l:?}");
-        assert!(l.note.as_deref().is_some_and(|n| n.contains("2.00 of 2 cores")));
+        assert!(
+            l.note
+                .as_deref()
+                .is_some_and(|n| n.contains("2.00 of 2 cores"))
+        );
         assert_eq!(l.subsystems[0].name, "other");
         assert_eq!(l.subsystems[1].name, "nftables");
         let short = generator_short(l);
-        assert!(short.note.as_deref().is_some_and(|n| n.starts_with("the generator fell short")
-            && n.contains("2.00 of 2 cores")));
+        assert!(short.note.as_deref().is_some_and(
+            |n| n.starts_with("the generator fell short") && n.contains("2.00 of 2 cores")
+        ));
     }
 
     #[test]

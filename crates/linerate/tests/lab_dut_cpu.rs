@@ -74,9 +74,14 @@ fn a_dut_walking_2000_rules_is_its_cpu_and_nftables_leads() {
     let r = &doc["results"][0];
     // Far below what the generator sends alone into a sink (the search may still call it
     // generator-bound: the DUT's forwarding runs on the generator's CPU on one host).
-    let ceiling = r["generator_ceiling_pps"].as_f64().expect("a generator ceiling");
+    let ceiling = r["generator_ceiling_pps"]
+        .as_f64()
+        .expect("a generator ceiling");
     let ndr = r["ndr_pps"].as_f64().expect("ndr_pps");
-    assert!(ndr < ceiling * 0.5, "NDR {ndr} not far below the ceiling {ceiling}: {r}");
+    assert!(
+        ndr < ceiling * 0.5,
+        "NDR {ndr} not far below the ceiling {ceiling}: {r}"
+    );
     let l = &r["dut_limit"];
     if l["verdict"] == "not_profiled" {
         skip!("the DUT's CPU cannot be profiled here: {}", l["note"]);
@@ -85,10 +90,18 @@ fn a_dut_walking_2000_rules_is_its_cpu_and_nftables_leads() {
     assert_eq!(l["verdict"], "cpu", "{l}");
     let upper = r["ndr_upper_pps"].as_f64().expect("an NDR upper bound");
     assert_eq!(l["load_pps"].as_f64(), Some(upper), "{l}");
-    assert!(l["router_cores"].as_f64().expect("router_cores") > 0.2, "{l}");
+    assert!(
+        l["router_cores"].as_f64().expect("router_cores") > 0.2,
+        "{l}"
+    );
     // nftables leads the router's work (other programs on a shared host may lead `other`).
     let subs = l["subsystems"].as_array().expect("subsystems");
-    let router = ["nftables", "conntrack", "forwarding/routing", "softirq/veth"];
+    let router = [
+        "nftables",
+        "conntrack",
+        "forwarding/routing",
+        "softirq/veth",
+    ];
     let lead = subs
         .iter()
         .find(|s| router.iter().any(|r| s["name"] == *r))
