@@ -65,7 +65,11 @@ fn udp_above_a_small_tbf_is_the_sender_qdisc_with_its_drop_count() {
     assert_eq!(l["losses"][0]["place"], "sender_qdisc", "{l}");
     let counted = l["losses"][0]["datagrams"].as_u64().expect("count");
     // Capped at what was lost (datagrams the sender never sent count as lost too).
-    assert_eq!(counted, dropped.min(l["lost"].as_u64().expect("lost")), "{l}");
+    assert_eq!(
+        counted,
+        dropped.min(l["lost"].as_u64().expect("lost")),
+        "{l}"
+    );
     let qdisc = v["linerate"]["evidence"]["local"]["udp"]["interfaces"]
         .as_array()
         .and_then(|a| a.iter().find(|i| i["name"] == "lq0"))

@@ -13,19 +13,20 @@ const SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
 #[derive(Debug)]
 pub(crate) struct UdpAcc {
     #[cfg(target_os = "linux")]
-    before: Option<(
-        linerate_sys::netstat::UdpSnmp,
-        Vec<linerate_sys::netstat::NetDev>,
-        Vec<(String, u64)>,
-    )>,
+    before: Option<Reading>,
 }
 
+/// One reading: the namespace's UDP counters, its interfaces' counters, and each
+/// interface's root qdisc drops by name.
 #[cfg(target_os = "linux")]
-fn read() -> Option<(
+type Reading = (
     linerate_sys::netstat::UdpSnmp,
     Vec<linerate_sys::netstat::NetDev>,
     Vec<(String, u64)>,
-)> {
+);
+
+#[cfg(target_os = "linux")]
+fn read() -> Option<Reading> {
     Some((
         linerate_sys::netstat::udp().ok()?,
         linerate_sys::netstat::interfaces().ok()?,
