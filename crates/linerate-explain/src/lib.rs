@@ -12,5 +12,6 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod dut;
 pub mod tcp;
 pub mod udp;

@@ -138,7 +138,13 @@ fn verdict(
         }
     };
     count(LossPlace::ReceiverSocketBuffer, ru.map(|u| u.rcvbuf_errors));
-    count(LossPlace::SenderSocket, su.map(|u| u.sndbuf_errors));
+    // A qdisc drop of a UDP send is also a SndbufErrors (ENOBUFS): counted once, at the qdisc.
+    let qdisc = su.map(|u| u.interfaces.iter().map(|i| i.qdisc_dropped).sum::<u64>());
+    count(LossPlace::SenderQdisc, qdisc);
+    count(
+        LossPlace::SenderSocket,
+        su.map(|u| u.sndbuf_errors.saturating_sub(qdisc.unwrap_or(0))),
+    );
     count(
         LossPlace::SenderInterface,
         su.map(|u| u.interfaces.iter().map(|i| i.tx_dropped).sum()),
@@ -291,6 +297,20 @@ fn prescribe(
                  receiving thread pinned off the interrupt CPU (--affinity)"
             )],
         }),
+        LossPlace::SenderQdisc => Some(UdpPrescription {
+            buffer_bytes: None,
+            drain_gap_seconds: None,
+            settings: vec![],
+            side: receiver_side.other(),
+            flags: vec![],
+            apply: None,
+            rollback: None,
+            advice: vec![format!(
+                "the sender's qdisc dropped {dropped} datagrams: its queue is full or shapes \
+                 below the offered rate (tc -s qdisc show dev IFACE); pace at or below its rate \
+                 (-b) or raise its limit"
+            )],
+        }),
         LossPlace::SenderSocket | LossPlace::SenderInterface => Some(UdpPrescription {
             buffer_bytes: None,
             drain_gap_seconds: None,
@@ -403,6 +423,26 @@ mod tests {
         let p = l.prescription.unwrap();
         assert_eq!(p.buffer_bytes, Some(262_144));
         assert!(!p.advice.iter().any(|a| a.contains("RPS")));
+    }
+
+    #[test]
+    fn qdisc_drops_are_the_sender_s_qdisc_not_its_socket() {
+        // 400 sends refused: 300 by the qdisc (also counted in SndbufErrors), 100 by the
+        // socket buffer itself.
+        let sender = json!({"in_datagrams": 0, "out_datagrams": 600, "rcvbuf_errors": 0,
+                            "sndbuf_errors": 400,
+                            "interfaces": [{"name": "v0", "rx_packets": 0, "tx_packets": 600,
+                                            "rx_dropped": 0, "tx_dropped": 0,
+                                            "qdisc_dropped": 300}]});
+        let ev = json!({"local": side("client", Some(sender), 5.0),
+                        "remote": side("server", Some(counters(0, 0, 0)), 5.0)});
+        let l = explain(&doc(1000, 400, ev)).unwrap();
+        assert_eq!(l.place, LossPlace::SenderQdisc);
+        assert_eq!(l.losses[0].datagrams, 300);
+        assert_eq!(l.losses[1].place, LossPlace::SenderSocket);
+        assert_eq!(l.losses[1].datagrams, 100);
+        let p = l.prescription.unwrap();
+        assert!(p.advice[0].contains("qdisc dropped 300"), "{p:?}");
     }
 
     #[test]

@@ -26,6 +26,7 @@
 pub mod cost;
 mod de;
 mod document;
+pub mod dut_limit;
 mod end;
 mod error;
 pub mod evidence;

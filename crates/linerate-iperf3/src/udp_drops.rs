@@ -33,4 +33,8 @@ pub struct InterfaceDrops {
     pub rx_dropped: u64,
     /// Packets dropped on transmit plus transmit FIFO errors (a full queue).
     pub tx_dropped: u64,
+    /// Packets its root qdisc dropped (tc statistics; a full or shaping queue). On a UDP
+    /// sender these are also counted in `SndbufErrors` (the send returned ENOBUFS).
+    #[serde(default)]
+    pub qdisc_dropped: u64,
 }

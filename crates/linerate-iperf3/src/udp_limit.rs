@@ -19,6 +19,8 @@ pub enum LossPlace {
     SenderSocket,
     /// The sender's interfaces dropped them on transmit.
     SenderInterface,
+    /// The sender's qdisc (traffic control) dropped them: a full or shaping queue.
+    SenderQdisc,
     /// The receiver's interfaces (rings, backlog) dropped them on arrival.
     ReceiverInterface,
     /// The receiving socket's buffer was full (`RcvbufErrors`).
@@ -128,6 +130,7 @@ impl LossPlace {
             LossPlace::None => "no loss",
             LossPlace::SenderSocket => "sender socket buffer",
             LossPlace::SenderInterface => "sender interface",
+            LossPlace::SenderQdisc => "sender qdisc",
             LossPlace::ReceiverInterface => "receiver interface/ring",
             LossPlace::ReceiverSocketBuffer => "receiver socket buffer",
             LossPlace::Path => "the path",

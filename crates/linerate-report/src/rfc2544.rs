@@ -123,7 +123,8 @@ fn table(read: &[(RunId, &RunRecord, Rfc2544Run)], esc: fn(&str) -> String) -> S
          <th class=\"num\">NDR</th><th class=\"num\">PDR</th><th class=\"num\">NDR % of line</th>\
          <th class=\"num\">Latency p50 (10/50/90 % NDR)</th>\
          <th class=\"num\">p99 (90 %)</th><th class=\"num\">Generator alone</th>\
-         <th class=\"num\">Trials</th><th class=\"num\">Search</th></tr></thead>\n<tbody>\n",
+         <th class=\"num\">Trials</th><th class=\"num\">Search</th><th>Limit</th></tr></thead>\n\
+         <tbody>\n",
         if variants { "<th>Variant</th>" } else { "" },
     );
     for (id, run, doc) in read {
@@ -179,7 +180,7 @@ fn table(read: &[(RunId, &RunRecord, Rfc2544Run)], esc: fn(&str) -> String) -> S
              <td class=\"num\">{}{bound}</td><td class=\"num\">{}</td>\
              <td class=\"num\">{:.2}%</td><td class=\"num\">{latency}</td>\
              <td class=\"num\">{p99}</td><td class=\"num\">{}</td><td class=\"num\">{}{}</td>\
-             <td class=\"num\">{:.1} s</td></tr>",
+             <td class=\"num\">{:.1} s</td><td>{}</td></tr>",
             esc(&r.frame),
             fps(r.ndr_pps),
             fps(r.pdr_pps),
@@ -188,6 +189,19 @@ fn table(read: &[(RunId, &RunRecord, Rfc2544Run)], esc: fn(&str) -> String) -> S
             r.trial_count,
             if r.converged { "" } else { " (not converged)" },
             r.search_seconds,
+            r.dut_limit.as_ref().map_or("–".to_owned(), |l| {
+                let top = l.top(3);
+                let text = if top.is_empty() {
+                    l.verdict.label().to_owned()
+                } else {
+                    format!("{}: {top}", l.verdict.label())
+                };
+                format!(
+                    "<span title=\"{}\">{}</span>",
+                    esc(l.note.as_deref().unwrap_or("")),
+                    esc(&text)
+                )
+            }),
         );
     }
     let pdr = read
@@ -210,7 +224,8 @@ fn table(read: &[(RunId, &RunRecord, Rfc2544Run)], esc: fn(&str) -> String) -> S
          loss; PDR: with at most {pdr}% lost; in frames per second of the frame size shown \
          (FCS included).{} Latency: one-way, microseconds, at 10, 50 and 90 % of NDR. Generator \
          alone: what the generator sends into a sink, its own ceiling. (!): generator-bound \
-         (hover for why).</p>",
+         (hover for why). Limit: when the DUT is the limit, whether its CPU held it and where \
+         that CPU went in a 2 s profile just above NDR (busy samples, every CPU).</p>",
         esc(&line)
     );
     t
@@ -276,6 +291,21 @@ mod tests {
                 search_seconds: 15.0,
                 ring_drops: 0,
                 trials: Vec::new(),
+                dut_limit: (!bound).then(|| DutLimit {
+                    verdict: DutVerdict::Cpu,
+                    load_pps: ndr * 1.01,
+                    seconds: 2.0,
+                    samples: 800,
+                    router_cores: 0.95,
+                    busy_cores: 1.9,
+                    cpus: 2,
+                    subsystems: vec![DutShare {
+                        name: "conntrack".into(),
+                        samples: 440,
+                        percent: 55.0,
+                    }],
+                    note: None,
+                }),
             },
         };
         let mut context = RunContext::new(RunSource::Lab);
@@ -288,6 +318,8 @@ mod tests {
         });
         doc.record(context, 0).expect("record")
     }
+
+    use linerate_iperf3::dut_limit::{DutLimit, DutShare, DutVerdict};
 
     fn esc(s: &str) -> String {
         s.replace('<', "&lt;")
@@ -322,6 +354,7 @@ mod tests {
             "(!)",
             "no-firewall #2",
             "no-firewall",
+            "DUT (router) CPU: conntrack 55 %",
         ] {
             assert!(html.contains(text), "{text} missing");
         }

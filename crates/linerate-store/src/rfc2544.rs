@@ -161,6 +161,10 @@ pub struct FrameResult {
     pub ring_drops: u64,
     /// Every search trial.
     pub trials: Vec<Trial>,
+    /// When the DUT (not the generator) is the limit: whether its CPU held it and where that
+    /// CPU went (absent: not judged, or stored before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dut_limit: Option<linerate_iperf3::dut_limit::DutLimit>,
 }
 
 /// One frame size's stored document: the result with what it was measured on and how.
@@ -355,6 +359,7 @@ mod tests {
                     generator_sent: 100_000,
                     generator_short: false,
                 }],
+                dut_limit: None,
             },
         }
     }

@@ -5,6 +5,7 @@
 //! another host, are others.
 
 use linerate_calc::ethernet::FrameSpec;
+use linerate_iperf3::dut_limit::DutLimit;
 use linerate_store::rfc2544::Latency;
 use linerate_units::BitRate;
 
@@ -62,6 +63,19 @@ pub trait TestBed {
         load: Option<f64>,
         secs: f64,
     ) -> Result<Counted, LabError>;
+
+    /// Profiles every CPU during a trial at `load` frames/s for `secs` seconds and judges the
+    /// DUT's CPU from it ([`linerate_explain::dut`]), when the DUT runs on this host (a lab's
+    /// router); `None` when the test bed's DUT cannot be profiled from here (another host).
+    /// A profile that cannot be taken is a [`DutLimit`] that says why, not an error.
+    fn dut_limit(
+        &mut self,
+        _frame: FrameSpec,
+        _load: f64,
+        _secs: f64,
+    ) -> Result<Option<DutLimit>, LabError> {
+        Ok(None)
+    }
 
     /// What resolving the test bed repaired before the first trial, for the record.
     fn repaired(&self) -> Option<String> {

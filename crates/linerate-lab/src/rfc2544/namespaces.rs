@@ -6,6 +6,10 @@
 use std::path::PathBuf;
 
 use linerate_calc::ethernet::FrameSpec;
+use linerate_explain::dut;
+use linerate_iperf3::dut_limit::DutLimit;
+use linerate_profile::cpus::online_cpus;
+use linerate_profile::{Capture, Target};
 use linerate_units::BitRate;
 
 use super::bed::{Counted, LinkRate, TestBed};
@@ -16,11 +20,16 @@ use crate::LabError;
 use crate::netns::Netns;
 use crate::state::{LabState, StateDir};
 
+/// Samples per second and CPU of the DUT's profile.
+const DUT_PROFILE_HZ: u64 = 199;
+
 /// A lab as a test bed.
 pub struct Namespaces<'a> {
     path: LabPath,
     lab: String,
     link: LinkRate,
+    /// The path goes through a router's DUT, whose CPU can be profiled.
+    router: bool,
     interrupted: &'a dyn Fn() -> bool,
 }
 
@@ -39,6 +48,7 @@ impl<'a> Namespaces<'a> {
             path: LabPath::of(dir, lab, binary, threads)?,
             lab: lab.name.clone(),
             link: link_rate(lab),
+            router: true,
             interrupted,
         })
     }
@@ -56,6 +66,7 @@ impl<'a> Namespaces<'a> {
             path: LabPath::through(dir, lab, binary, threads)?,
             lab: lab.name.clone(),
             link: link_rate(lab),
+            router: lab.topology == crate::topology::Topology::Router,
             interrupted,
         })
     }
@@ -147,6 +158,52 @@ impl TestBed for Namespaces<'_> {
             Counter::Recv,
             self.interrupted,
         )
+    }
+
+    /// A trial profiled on every CPU (the DUT forwards in softirq, on whichever CPU its packets
+    /// arrive); a profile that cannot start says why (no `perf_event_open`, not allowed).
+    fn dut_limit(
+        &mut self,
+        frame: FrameSpec,
+        load: f64,
+        secs: f64,
+    ) -> Result<Option<DutLimit>, LabError> {
+        if !self.router {
+            return Ok(None);
+        }
+        let why = |e: &dyn std::error::Error| {
+            let mut text = e.to_string();
+            let mut cause = e.source();
+            while let Some(c) = cause {
+                text.push_str(&format!(": {c}"));
+                cause = c.source();
+            }
+            format!("the DUT's CPU was not profiled: {text}")
+        };
+        let cpus = match online_cpus() {
+            Ok(c) => c,
+            Err(e) => return Ok(Some(DutLimit::not_profiled(load, why(&e)))),
+        };
+        let capture = match Capture::start(Target::System, &cpus, DUT_PROFILE_HZ) {
+            Ok(c) => c,
+            Err(e) => return Ok(Some(DutLimit::not_profiled(load, why(&e)))),
+        };
+        let trial = self.trial(frame, Some(load), secs);
+        let captured = capture.finish();
+        // Cores are counted over the generator's sending time, not the profile's (which
+        // includes starting the generator in its namespace).
+        let sending = trial?.seconds;
+        Ok(Some(match captured {
+            Ok(p) => dut::from_folded(
+                load,
+                if sending > 0.0 { sending } else { p.seconds },
+                p.seconds,
+                DUT_PROFILE_HZ,
+                cpus.len(),
+                &p.folded.lines(),
+            ),
+            Err(e) => DutLimit::not_profiled(load, why(&e)),
+        }))
     }
 
     /// The lock taken over from a dead measurement, and `ip_forward` put back.

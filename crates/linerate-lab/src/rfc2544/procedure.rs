@@ -23,6 +23,9 @@ use crate::LabError;
 /// A result within this share of the generator's ceiling is the generator's, not the DUT's.
 pub const GENERATOR_BOUND: f64 = 0.9;
 
+/// The trial the DUT's CPU is profiled in, seconds.
+const DUT_PROFILE_S: f64 = 2.0;
+
 /// Loads of the latency trials, as shares of NDR.
 pub const LATENCY_LOADS: [f64; 3] = [0.1, 0.5, 0.9];
 
@@ -246,6 +249,23 @@ fn frame(
     }
     let trials = trials(&outcome, &details);
     let generator_bound_reason = generator_bound(ndr, ceiling, outcome.goals[0].upper, &trials);
+    // The DUT may be the limit — not generator-bound, or a generator that fell short far
+    // below its own ceiling (on one host the DUT's forwarding can run in the sender's
+    // softirq, on its CPU): where the CPU goes at the load just above NDR (the lowest that
+    // lost frames), in a trial of DUT_PROFILE_S.
+    let below_ceiling = ceiling.is_some_and(|c| ndr < c * GENERATOR_BOUND);
+    let dut_limit = match outcome.goals[0].upper {
+        Some(upper) if !interrupted() && (generator_bound_reason.is_none() || below_ceiling) => bed
+            .dut_limit(spec, upper, s.trial_s.min(DUT_PROFILE_S))?
+            .map(|l| {
+                if generator_bound_reason.is_some() {
+                    linerate_explain::dut::generator_short(l)
+                } else {
+                    l
+                }
+            }),
+        _ => None,
+    };
     let rate = |pps: f64| rfc2544::rate(pps, line.frame_bytes, line.wire_bytes, line_pps);
     Ok(FrameResult {
         frame: spec.to_string(),
@@ -267,6 +287,7 @@ fn frame(
         search_seconds,
         ring_drops,
         trials,
+        dut_limit,
     })
 }
 

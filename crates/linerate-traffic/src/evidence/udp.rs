@@ -13,21 +13,44 @@ const SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
 #[derive(Debug)]
 pub(crate) struct UdpAcc {
     #[cfg(target_os = "linux")]
-    before: Option<(
-        linerate_sys::netstat::UdpSnmp,
-        Vec<linerate_sys::netstat::NetDev>,
-    )>,
+    before: Option<Reading>,
 }
 
+/// One reading: the namespace's UDP counters, its interfaces' counters, and each
+/// interface's root qdisc drops by name.
 #[cfg(target_os = "linux")]
-fn read() -> Option<(
+type Reading = (
     linerate_sys::netstat::UdpSnmp,
     Vec<linerate_sys::netstat::NetDev>,
-)> {
+    Vec<(String, u64)>,
+);
+
+#[cfg(target_os = "linux")]
+fn read() -> Option<Reading> {
     Some((
         linerate_sys::netstat::udp().ok()?,
         linerate_sys::netstat::interfaces().ok()?,
+        qdisc_drops(),
     ))
+}
+
+/// Each interface's root qdisc drops, by name (empty when rtnetlink cannot be read: the
+/// qdisc's drops are then unknown and stay in `SndbufErrors`).
+#[cfg(target_os = "linux")]
+fn qdisc_drops() -> Vec<(String, u64)> {
+    let Ok(mut rtnl) = linerate_sys::netlink::Rtnl::open() else {
+        return Vec::new();
+    };
+    let (Ok(links), Ok(drops)) = (rtnl.links(), rtnl.qdisc_drops()) else {
+        return Vec::new();
+    };
+    drops
+        .into_iter()
+        .filter_map(|(index, d)| {
+            let l = links.iter().find(|l| l.index == index)?;
+            Some((l.name.clone(), d))
+        })
+        .collect()
 }
 
 impl UdpAcc {
@@ -48,9 +71,12 @@ impl UdpAcc {
     #[cfg(target_os = "linux")]
     pub(crate) fn finish(&self) -> Option<UdpCounters> {
         use linerate_iperf3::udp_limit::InterfaceDrops;
-        let (u0, d0) = self.before.as_ref()?;
+        let (u0, d0, q0) = self.before.as_ref()?;
         std::thread::sleep(SETTLE);
-        let (u1, d1) = read()?;
+        let (u1, d1, q1) = read()?;
+        let qdisc = |q: &[(String, u64)], name: &str| {
+            q.iter().find(|(n, _)| n == name).map_or(0, |(_, d)| *d)
+        };
         let interfaces = d1
             .iter()
             .filter_map(|b| {
@@ -62,8 +88,10 @@ impl UdpAcc {
                     tx_packets: d(a.tx_packets, b.tx_packets),
                     rx_dropped: d(a.rx_dropped + a.rx_fifo, b.rx_dropped + b.rx_fifo),
                     tx_dropped: d(a.tx_dropped + a.tx_fifo, b.tx_dropped + b.tx_fifo),
+                    qdisc_dropped: d(qdisc(q0, &a.name), qdisc(&q1, &b.name)),
                 };
-                (i.rx_packets + i.tx_packets + i.rx_dropped + i.tx_dropped > 0).then_some(i)
+                (i.rx_packets + i.tx_packets + i.rx_dropped + i.tx_dropped + i.qdisc_dropped > 0)
+                    .then_some(i)
             })
             .collect();
         Some(UdpCounters {

@@ -186,6 +186,45 @@ impl Rtnl {
             })
     }
 
+    /// Packets each interface's root qdisc dropped since it was made, by interface index
+    /// (`RTM_GETQDISC` dump: `TCA_STATS2`/`TCA_STATS_QUEUE` drops, else the old `TCA_STATS`).
+    /// A root qdisc's drops include its classes', so only roots are counted.
+    pub fn qdisc_drops(&mut self) -> Result<Vec<(u32, u64)>, NetlinkError> {
+        use netlink_packet_route::tc::TcStats2;
+        let replies = self.dump(
+            RouteNetlinkMessage::GetQueueDiscipline(TcMessage::default()),
+            "list qdiscs",
+        )?;
+        let mut out: Vec<(u32, u64)> = Vec::new();
+        for r in replies {
+            let RouteNetlinkMessage::NewQueueDiscipline(m) = r else {
+                continue;
+            };
+            if m.header.parent != TcHandle::ROOT {
+                continue;
+            }
+            let queue = m.attributes.iter().find_map(|a| match a {
+                TcAttribute::Stats2(v) => v.iter().find_map(|s| match s {
+                    TcStats2::Queue(q) => Some(u64::from(q.drops)),
+                    _ => None,
+                }),
+                _ => None,
+            });
+            let old = m.attributes.iter().find_map(|a| match a {
+                TcAttribute::Stats(s) => Some(u64::from(s.drops)),
+                _ => None,
+            });
+            if let Some(drops) = queue.or(old) {
+                let index = u32::try_from(m.header.index).unwrap_or(0);
+                match out.iter_mut().find(|(i, _)| *i == index) {
+                    Some((_, d)) => *d += drops,
+                    None => out.push((index, drops)),
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// Every interface in this socket's namespace.
     pub fn links(&mut self) -> Result<Vec<Link>, NetlinkError> {
         let replies = self.dump(

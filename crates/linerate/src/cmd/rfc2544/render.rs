@@ -207,6 +207,9 @@ pub fn text(r: &Report<'_>) -> String {
                 }
             ));
         }
+        if let Some(l) = &f.dut_limit {
+            out.push_str(&format!("  {}\n", linerate_explain::dut::line(l)));
+        }
         if f.ring_drops > 0 {
             out.push_str(&format!(
                 "  the receiver's ring dropped {} frame(s) during the search (counted as loss)\n",
