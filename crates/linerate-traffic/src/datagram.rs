@@ -31,6 +31,8 @@ pub struct PpsSpec {
     /// Send with UDP GSO when the size allows (the default); a receiver then asks for
     /// UDP_GRO.
     pub gso: bool,
+    /// A receiver asks for UDP_GRO when the sender uses GSO (`--no-gro` turns it off).
+    pub gro: bool,
     /// Busy polling on the receiving socket, µs (`--busy-poll`; 0: off).
     pub busy_poll_us: u32,
 }
@@ -61,6 +63,7 @@ impl PpsSpec {
             tag: tag_of(cookie),
             imix,
             gso: true,
+            gro: true,
             busy_poll_us: 0,
         }
     }

@@ -210,7 +210,7 @@ pub fn receive(
         }
     }
     let path = &counters.rx_path;
-    let gro = p.gso && rx_options::gro(&sock, path);
+    let gro = p.gso && p.gro && rx_options::gro(&sock, path);
     rx_options::busy_poll(&sock, p.busy_poll_us, path);
     // One byte more than the largest datagram (or coalesced run), so an oversized one shows.
     let slot = if gro {

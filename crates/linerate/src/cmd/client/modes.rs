@@ -23,6 +23,9 @@ pub struct ModeArgs {
     /// pps: one datagram per message, without UDP GSO (which batches up to 64 per pass)
     #[arg(long)]
     pub no_gso: bool,
+    /// pps: the receiver leaves UDP_GRO off (by default it takes a GSO sender's runs whole)
+    #[arg(long)]
+    pub no_gro: bool,
     /// pps: busy-poll the receiving sockets (either side's) for up to USEC µs per receive
     #[arg(long, value_name = "USEC")]
     pub busy_poll: Option<u32>,
@@ -69,6 +72,7 @@ impl ModeArgs {
                     .map(|a| a.server.clone())
                     .filter(|c| !c.0.is_empty()),
                 no_gso: self.no_gso,
+                no_gro: self.no_gro,
                 busy_poll_us: self.busy_poll,
             },
             client_cpus: affinity.map(|a| a.client),
