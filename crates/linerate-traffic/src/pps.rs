@@ -250,12 +250,12 @@ pub fn receive(
             }
         }
         acc.publish(counters);
-        rx_options::publish(&sizing, &acc, path);
+        rx_options::publish(&sizing, acc.max_segments, path);
         if sizing.calls() % 4096 == 0 {
             placement.note();
         }
     }
-    rx_options::publish(&sizing, &acc, path);
+    rx_options::publish(&sizing, acc.max_segments, path);
     sock
 }
 
@@ -353,7 +353,10 @@ mod tests {
             (a.datagrams, a.bytes, a.rx.max_seq, a.rx.lost),
             (6, 108, 5, 0)
         );
-        assert_eq!((a.rx.out_of_order, a.rx.duplicates, a.max_segments), (1, 1, 6));
+        assert_eq!(
+            (a.rx.out_of_order, a.rx.duplicates, a.max_segments),
+            (1, 1, 6)
+        );
         // A short tail is a datagram of its own length: not ours here, so foreign.
         let mut b = Accounting::default();
         b.on_coalesced(&p, &run[..18 * 2 + 7], 18, 1_700_000_000.5);

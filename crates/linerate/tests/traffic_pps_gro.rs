@@ -64,11 +64,17 @@ fn gso_runs_reach_a_gro_receiver_whole_and_are_counted_exactly() {
     let lr = &v["linerate"];
     exact(lr);
     let rp = &lr["pps"]["receive_path"];
-    assert_eq!((&rp["side"], &rp["gro"]), (&"client".into(), &"on".into()), "{rp}");
+    assert_eq!(
+        (&rp["side"], &rp["gro"]),
+        (&"client".into(), &"on".into()),
+        "{rp}"
+    );
     assert!(f64_at(rp, "gro_max_segments") > 1.0, "{rp}");
 
     // --no-gro: the kernel splits the runs; the counts are the same.
-    let v = run(&["--mode", "pps", "--no-gro", "-n", &bytes, "-t", "20", "--json"]);
+    let v = run(&[
+        "--mode", "pps", "--no-gro", "-n", &bytes, "-t", "20", "--json",
+    ]);
     let lr = &v["linerate"];
     exact(lr);
     assert_eq!(lr["pps"]["receive_path"]["gro"], "off", "{lr}");
@@ -79,12 +85,23 @@ fn gso_runs_reach_a_gro_receiver_whole_and_are_counted_exactly() {
     let out = client(
         None,
         srv.port,
-        &["--mode", "pps", "-R", "-n", &bytes, "-t", "3", "--busy-poll", "20"],
+        &[
+            "--mode",
+            "pps",
+            "-R",
+            "-n",
+            &bytes,
+            "-t",
+            "3",
+            "--busy-poll",
+            "20",
+        ],
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(
-        text.contains("receive (client): UDP GRO on (up to ") && text.contains("recvmmsg batch up to"),
+        text.contains("receive (client): UDP GRO on (up to ")
+            && text.contains("recvmmsg batch up to"),
         "{text}"
     );
     assert!(

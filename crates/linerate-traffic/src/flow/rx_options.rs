@@ -7,7 +7,6 @@ use std::sync::atomic::Ordering;
 
 use crate::flow::counters::RxPathCounters;
 use crate::flow::rx_batch::RxBatch;
-use crate::pps::Accounting;
 use linerate_sys::mmsg::Batch;
 
 /// Asks for UDP_GRO on `sock`; whether it is on. Notes the outcome in `path`.
@@ -47,7 +46,8 @@ pub fn busy_poll(sock: &UdpSocket, usec: u32, path: &RxPathCounters) {
         let _ = (sock, BUSY_POLL_BUDGET);
         false
     };
-    path.busy_poll.store(if ok { 1 } else { 2 }, Ordering::Relaxed);
+    path.busy_poll
+        .store(if ok { 1 } else { 2 }, Ordering::Relaxed);
 }
 
 /// The GRO segment size of receive `i` of `batch`, when GRO is on and the kernel coalesced.
@@ -70,12 +70,11 @@ pub fn segment_size(batch: &Batch, i: usize, gro: bool) -> Option<usize> {
     }
 }
 
-/// Copies the batch sizing's and GRO's figures into `path`.
-pub fn publish(sizing: &RxBatch, acc: &Accounting, path: &RxPathCounters) {
+/// Copies the batch sizing's figures and the most datagrams one GRO receive held into `path`.
+pub fn publish(sizing: &RxBatch, max_segments: u64, path: &RxPathCounters) {
     path.batch_peak
         .store(sizing.peak() as u64, Ordering::Relaxed);
     path.per_call_milli
         .store((sizing.per_call() * 1000.0) as u64, Ordering::Relaxed);
-    path.gro_max_segments
-        .store(acc.max_segments, Ordering::Relaxed);
+    path.gro_max_segments.store(max_segments, Ordering::Relaxed);
 }
