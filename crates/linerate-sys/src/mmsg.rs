@@ -260,10 +260,15 @@ impl Batch {
             } else {
                 (h.msg_len as usize).min(self.slot)
             };
+            #[allow(
+                clippy::unnecessary_cast,
+                reason = "size_t on Linux, socklen_t on FreeBSD"
+            )]
+            let ctl_len = h.msg_hdr.msg_controllen as usize;
             self.ctl_len[i] = if self.ctl.is_empty() {
                 0
             } else {
-                (h.msg_hdr.msg_controllen as usize).min(CTL_WORDS * 8)
+                ctl_len.min(CTL_WORDS * 8)
             };
         }
         Ok(got)
