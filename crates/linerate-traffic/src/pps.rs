@@ -1,7 +1,8 @@
 //! `--mode pps`: small UDP datagrams as fast as the host can move them. Each stream is one
 //! thread with its own connected socket (the server's are bound to the same port with
-//! SO_REUSEADDR and picked by the kernel per client port); datagrams go out and come in by
-//! batches of [`BATCH`] per system call (`sendmmsg`/`recvmmsg`).
+//! SO_REUSEADDR and picked by the kernel per client port); datagrams go out by batches of
+//! [`BATCH`] per `sendmmsg` (or GSO runs of [`GSO_SEGMENTS`]) and come in by `recvmmsg` batches
+//! that follow the socket's queue, GSO runs whole where the socket has UDP_GRO.
 //!
 //! A datagram starts with an 18-byte header: send time (seconds and microseconds, as iperf3),
 //! a 64-bit sequence number from 1, and a 16-bit tag derived from the test's cookie. The
@@ -26,7 +27,7 @@ use linerate_sys::socket::{force_recv_buffer, set_udp_segment};
 
 pub use crate::datagram::{HEADER_LEN, IMIX_PAYLOADS, MIN_PAYLOAD, PpsSpec, tag_of};
 
-/// Datagrams per system call.
+/// Datagrams per send call.
 pub const BATCH: usize = 64;
 /// Receive buffer asked for on pps receivers (the kernel caps it at `net.core.rmem_max`).
 pub const RECV_BUFFER: usize = 4 * 1024 * 1024;
