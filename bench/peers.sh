@@ -5,6 +5,9 @@
 #   TCP 2 streams         linerate vs iperf3, iperf2         (receiver bits/s)
 #   UDP 64-byte frames    linerate --mode pps vs iperf3 -u -l 18 -b 0   (received packets/s),
 #                         linerate with UDP GSO (its default) and without (--no-gso)
+#   UDP 64 B equal loss   each tool's received datagrams/s at the highest offered rate where its
+#                         receiver loses at most LOSS_BOUND % (linerate --no-gso vs iperf3):
+#                         the rate is stepped down from the tool's own unlimited figure
 #   TCP rr 1 byte         linerate --mode rr vs sockperf ping-pong --tcp (transactions/s, p99)
 #                         each without and with CPU pinning
 #
@@ -19,7 +22,12 @@
 #
 # Environment: DURATION (seconds per run, default 10), REPS (default 5), OUT (results folder),
 # LINERATE (a built binary; default: build target/release/linerate), CASES (default
-# "tcp1 tcp2 udp64 udp64_nogso rr rr_pinned").
+# "tcp1 tcp2 udp64 udp64_nogso rr rr_pinned"; udp64_equal_loss and udp64_gro on request).
+# udp64_equal_loss: LOSS_BOUND (percent, default 1), EL_DURATION (seconds per step, default 4),
+# EL_STEPS (fractions of the unlimited received rate tried, highest first); every step is kept
+# in $OUT/equal-loss.tsv. udp64_gro: linerate's GSO sender, its receiver with UDP_GRO (the
+# default) and without (--no-gro); udp64_busy: --no-gso with --busy-poll BUSY_POLL (µs,
+# default 50) against without.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -112,6 +120,51 @@ def f(side, k):
 print(",".join(f(s, k) for s in ("local", "remote") for k in ("user_seconds", "system_seconds")))' "$1"
 }
 
+LOSS_BOUND=${LOSS_BOUND:-1}
+EL_DURATION=${EL_DURATION:-4}
+EL_STEPS=${EL_STEPS:-"1.0 0.9 0.8 0.7 0.6 0.5 0.4 0.3 0.2 0.1"}
+
+# udp_step TOOL BITS FILE: one 64-byte run (18-byte payloads, no GSO) offered BITS payload
+# bit/s (0: unlimited) for EL_DURATION seconds; prints "received_pps lost_percent".
+udp_step() {
+    local tool=$1 bps=$2 f=$3
+    if [[ $tool == linerate ]]; then
+        timeout "$LIMIT" "$LINERATE" client 127.0.0.1 -p "$P_LR" --mode pps -l 18 --no-gso -b "$bps" -t "${EL_DURATION}s" -i 0 --json >"$f"
+        json_get "$f" "f\"{d['linerate']['received_pps']} {d['linerate']['pps']['lost_percent']}\""
+    else
+        timeout "$LIMIT" iperf3 -c 127.0.0.1 -p "$P_I3" -u -l 18 -b "$bps" -t "$EL_DURATION" -J >"$f"
+        json_get "$f" "f\"{(d['end']['sum']['packets'] - d['end']['sum']['lost_packets']) / d['end']['sum']['seconds']} {d['end']['sum']['lost_percent']}\""
+    fi
+}
+
+# equal_loss TOOL REP: the tool's unlimited received rate R, then offered rates R × EL_STEPS,
+# highest first, until the receiver loses at most LOSS_BOUND %; records the received rate
+# and loss of that step (or of the last step tried, marked in equal-loss.tsv, when none met it).
+equal_loss() {
+    local tool=$1 rep=$2 f r loss base step bps met=no cost_of
+    f="$OUT/udp64_equal_loss-$rep-$tool"
+    read -r r loss < <(udp_step "$tool" 0 "$f-unlimited.json")
+    printf '%s\t%s\tunlimited\t0\t%s\t%s\n' "$tool" "$rep" "$r" "$loss" >>"$OUT/equal-loss.tsv"
+    base=$r
+    cost_of="$f-unlimited.json"
+    if python3 -c "import sys; sys.exit(0 if float('$loss') <= float('$LOSS_BOUND') else 1)"; then
+        met=yes
+    else
+        for step in $EL_STEPS; do
+            bps=$(python3 -c "print(int($base * $step * 18 * 8))")
+            read -r r loss < <(udp_step "$tool" "$bps" "$f-$step.json")
+            printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$tool" "$rep" "$step" "$bps" "$r" "$loss" >>"$OUT/equal-loss.tsv"
+            cost_of="$f-$step.json"
+            if python3 -c "import sys; sys.exit(0 if float('$loss') <= float('$LOSS_BOUND') else 1)"; then
+                met=yes
+                break
+            fi
+        done
+    fi
+    printf '%s\t%s\tchosen\t%s\t%s\t%s\n' "$tool" "$rep" "$met" "$r" "$loss" >>"$OUT/equal-loss.tsv"
+    record udp64_equal_loss "$tool" "$rep" "$r" "$loss" "$(cost "$cost_of")"
+}
+
 run_case() {
     local case=$1 rep=$2 f v p99
     f="$OUT/$case-$rep"
@@ -142,6 +195,24 @@ print(float(s[-1][8]) if s else sum(float(r[8]) for r in rows))' "$f-iperf2.csv"
         timeout "$LIMIT" iperf3 -c 127.0.0.1 -p "$P_I3" -u -l 18 -b 0 -t "$DURATION" -J >"$f-iperf3.json"
         record "$case" iperf3 "$rep" "$(json_get "$f-iperf3.json" "(d['end']['sum']['packets'] - d['end']['sum']['lost_packets']) / d['end']['sum']['seconds']")" \
             "$(json_get "$f-iperf3.json" "d['end']['sum']['lost_percent']")" "$(cost "$f-iperf3.json")"
+        ;;
+    udp64_gro | udp64_busy)
+        local flags=(-l 18) other=(--no-gro) name=linerate-nogro
+        if [[ $case == udp64_busy ]]; then
+            flags=(-l 18 --no-gso)
+            other=(--busy-poll "${BUSY_POLL:-50}")
+            name=linerate-busypoll
+        fi
+        timeout "$LIMIT" "$LINERATE" client 127.0.0.1 -p "$P_LR" --mode pps "${flags[@]}" -t "${DURATION}s" -i 0 --json >"$f-linerate.json"
+        record "$case" linerate "$rep" "$(json_get "$f-linerate.json" "d['linerate']['received_pps']")" \
+            "$(json_get "$f-linerate.json" "d['linerate']['pps']['lost_percent']")" "$(cost "$f-linerate.json")"
+        timeout "$LIMIT" "$LINERATE" client 127.0.0.1 -p "$P_LR" --mode pps "${flags[@]}" "${other[@]}" -t "${DURATION}s" -i 0 --json >"$f-$name.json"
+        record "$case" "$name" "$rep" "$(json_get "$f-$name.json" "d['linerate']['received_pps']")" \
+            "$(json_get "$f-$name.json" "d['linerate']['pps']['lost_percent']")" "$(cost "$f-$name.json")"
+        ;;
+    udp64_equal_loss)
+        equal_loss linerate "$rep"
+        equal_loss iperf3 "$rep"
         ;;
     rr | rr_pinned)
         local aff=() pin=() port=$P_SP
@@ -208,6 +279,9 @@ titles = {
     "tcp2": ("TCP, 2 streams", {"iperf3": 1.4, "iperf2": 1.0}),
     "udp64": ("UDP 64-byte frames, received (GSO)", {"iperf3": 2.5}),
     "udp64_nogso": ("UDP 64-byte frames, received, --no-gso", {"iperf3": 2.5}),
+    "udp64_gro": ("UDP 64 B, GSO sender, receiver with UDP_GRO vs --no-gro", {"linerate-nogro": 1.0}),
+    "udp64_busy": ("UDP 64 B, no GSO, without vs with --busy-poll", {"linerate-busypoll": 1.0}),
+    "udp64_equal_loss": ("UDP 64 B, no GSO, at equal loss (each tool's highest rate losing ≤ the bound)", {"iperf3": 2.0}),
     "rr": ("TCP rr 1 B (sockperf 14 B)", {"sockperf": 1.0}),
     "rr_pinned": ("TCP rr 1 B, pinned", {"sockperf": 1.0}),
 }

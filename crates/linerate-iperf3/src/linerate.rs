@@ -206,6 +206,32 @@ pub struct PpsResult {
     /// UDP_SEGMENT); absent when the server sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gso_segments: Option<u64>,
+    /// What the receiving side's receive path used (this side's receivers, else the
+    /// server's when it is linerate); absent when unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receive_path: Option<ReceivePath>,
+}
+
+/// How a pps receiver took its datagrams in.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReceivePath {
+    /// Which side received: "client" or "server".
+    pub side: String,
+    /// UDP_GRO: "on", "off" (not asked for: the sender does not use GSO) or "refused".
+    pub gro: String,
+    /// Most datagrams one GRO receive carried (0 when none were coalesced).
+    pub gro_max_segments: u64,
+    /// Largest `recvmmsg` batch asked for (the batch follows the socket's queue).
+    pub batch_peak: u64,
+    /// Receives (datagrams or coalesced runs) per `recvmmsg` call, on average.
+    pub per_call: f64,
+    /// Busy polling asked for, µs (absent: not asked for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy_poll_us: Option<u64>,
+    /// Busy polling: "on", or "refused" (the kernel refused an option: raising it needs
+    /// CAP_NET_ADMIN, SO_PREFER_BUSY_POLL and the budget Linux 5.11).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy_poll: Option<String>,
 }
 
 /// Transactions in one interval.

@@ -56,7 +56,7 @@ mod linux;
 #[cfg(target_os = "linux")]
 pub use linux::{
     affinity, clock, ethtool, netlink, netns, netstat, packet, perf, rxring, socket, thread,
-    txring, xdp,
+    txring, udp_rx, xdp,
 };
 
 #[cfg(target_os = "freebsd")]

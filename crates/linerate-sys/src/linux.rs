@@ -15,4 +15,5 @@ mod shared_map;
 pub mod socket;
 pub mod thread;
 pub mod txring;
+pub mod udp_rx;
 pub mod xdp;

@@ -28,7 +28,14 @@ pub struct Batch {
     truncated: Vec<bool>,
     iov: Vec<libc::iovec>,
     hdr: Vec<libc::mmsghdr>,
+    /// Control-message space per slot, in 8-byte words (so each slot's part is aligned for
+    /// `cmsghdr`); empty unless [`Batch::with_control`] asked for it.
+    ctl: Vec<u64>,
+    ctl_len: Vec<usize>,
 }
+
+/// Control-message words per slot: room for a few integer messages.
+const CTL_WORDS: usize = 8;
 
 impl std::fmt::Debug for Batch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -76,7 +83,17 @@ impl Batch {
             truncated: vec![false; count],
             iov: (0..count).map(|_| empty_iovec()).collect(),
             hdr: (0..count).map(|_| empty_mmsghdr()).collect(),
+            ctl: Vec::new(),
+            ctl_len: vec![0; count],
         }
+    }
+
+    /// The same, with room for control messages on each receive (read them with
+    /// [`Batch::control_int`]).
+    pub fn with_control(count: usize, slot: usize) -> Batch {
+        let mut b = Batch::new(count, slot);
+        b.ctl = vec![0; b.count() * CTL_WORDS];
+        b
     }
 
     /// Slots in the batch.
@@ -188,18 +205,35 @@ impl Batch {
 
     /// Receives up to a batch; how long it waits is `wait`. Datagrams are then in
     /// [`Batch::datagram`], cut ones marked by [`Batch::truncated`].
-    #[expect(unsafe_code)]
     pub fn recv(&mut self, fd: BorrowedFd<'_>, wait: Wait) -> io::Result<usize> {
-        let n = self.count();
+        self.recv_up_to(fd, wait, self.count())
+    }
+
+    /// Receives into the first `n` slots only (at least 1, at most the batch): a caller that
+    /// sizes its batches to what the socket holds asks for fewer than it has room for.
+    #[expect(unsafe_code)]
+    pub fn recv_up_to(&mut self, fd: BorrowedFd<'_>, wait: Wait, n: usize) -> io::Result<usize> {
+        let n = n.clamp(1, self.count());
         self.wire_slots(0, n, true);
+        if !self.ctl.is_empty() {
+            let base = self.ctl.as_mut_ptr();
+            for i in 0..n {
+                let h = &mut self.hdr[i].msg_hdr;
+                // Each slot's words, inside `ctl` (i < count).
+                h.msg_control = base.wrapping_add(i * CTL_WORDS).cast();
+                h.msg_controllen = (CTL_WORDS * 8) as _;
+            }
+        }
         let flags = match wait {
             Wait::ForOne => libc::MSG_WAITFORONE,
             Wait::Never => libc::MSG_DONTWAIT,
         };
-        // SAFETY: every header points at its own slot of `self.buf`, slot bytes long, all
-        // owned by `self` for the duration of the call (&mut self). The kernel writes at most
-        // `iov_len` bytes per slot, the received length into msg_len and the flags into
-        // msg_flags. No timeout pointer.
+        // SAFETY: every header points at its own slot of `self.buf`, slot bytes long, and
+        // (with control space) at its own CTL_WORDS words of `self.ctl`, all owned by `self`
+        // for the duration of the call (&mut self). The kernel writes at most `iov_len` bytes
+        // per slot and `msg_controllen` bytes of control messages, the received length into
+        // msg_len, the flags into msg_flags and the control length into msg_controllen. No
+        // timeout pointer.
         let r = unsafe {
             libc::recvmmsg(
                 fd.as_raw_fd(),
@@ -226,8 +260,50 @@ impl Batch {
             } else {
                 (h.msg_len as usize).min(self.slot)
             };
+            #[allow(
+                clippy::unnecessary_cast,
+                reason = "size_t on Linux, socklen_t on FreeBSD"
+            )]
+            let ctl_len = h.msg_hdr.msg_controllen as usize;
+            self.ctl_len[i] = if self.ctl.is_empty() {
+                0
+            } else {
+                ctl_len.min(CTL_WORDS * 8)
+            };
         }
         Ok(got)
+    }
+
+    /// The integer in the control message `(level, kind)` of the last receive's datagram `i`
+    /// (e.g. the segment size of `UDP_GRO`), if the kernel sent one.
+    #[expect(unsafe_code)]
+    pub fn control_int(&self, i: usize, level: libc::c_int, kind: libc::c_int) -> Option<i32> {
+        let len = *self.ctl_len.get(i)?;
+        if len == 0 {
+            return None;
+        }
+        // A header describing just slot i's control bytes, for the CMSG_* walkers.
+        let mut h = empty_mmsghdr().msg_hdr;
+        h.msg_control = self.ctl[i * CTL_WORDS..].as_ptr().cast_mut().cast();
+        h.msg_controllen = len as _;
+        // SAFETY: msg_control points at slot i's CTL_WORDS * 8 bytes of `self.ctl` (borrowed
+        // for this call), `len` of which the kernel filled with well-formed control messages.
+        // CMSG_FIRSTHDR/CMSG_NXTHDR only return headers that lie inside msg_controllen; each
+        // header's data is read only when its cmsg_len covers a whole c_int, read unaligned.
+        unsafe {
+            let mut c = libc::CMSG_FIRSTHDR(&raw const h);
+            while !c.is_null() {
+                let whole = (*c).cmsg_len as usize
+                    >= libc::CMSG_LEN(std::mem::size_of::<libc::c_int>() as _) as usize;
+                if (*c).cmsg_level == level && (*c).cmsg_type == kind && whole {
+                    return Some(std::ptr::read_unaligned(
+                        libc::CMSG_DATA(c).cast::<libc::c_int>(),
+                    ));
+                }
+                c = libc::CMSG_NXTHDR(&raw const h, c);
+            }
+        }
+        None
     }
 }
 
@@ -327,6 +403,33 @@ mod tests {
             lens.extend((0..n).map(|i| inb.datagram(i).len()));
         }
         assert_eq!(lens, vec![18; 13]);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_gro_receiver_gets_one_gso_send_whole_with_its_segment_size() {
+        let (tx, rx) = pair();
+        if crate::socket::set_udp_segment(tx.as_fd(), 18).is_err()
+            || crate::udp_rx::set_udp_gro(rx.as_fd()).is_err()
+        {
+            eprintln!("SKIP: this kernel has no UDP_SEGMENT or UDP_GRO");
+            return;
+        }
+        let mut out = Batch::new(1, 18 * 10);
+        out.set_len(0, 18 * 10 - 5);
+        assert_eq!(out.send(tx.as_fd(), 0, 1).unwrap(), 1);
+        let mut inb = Batch::with_control(8, 18 * 64 + 1);
+        let n = inb.recv_up_to(rx.as_fd(), Wait::ForOne, 3).unwrap();
+        assert_eq!(n, 1);
+        assert_eq!(inb.datagram(0).len(), 175);
+        let (level, kind) = crate::udp_rx::GRO_CMSG;
+        assert_eq!(inb.control_int(0, level, kind), Some(18));
+        assert_eq!(inb.control_int(0, libc::SOL_SOCKET, 12345), None);
+        // A plain datagram carries no segment size.
+        tx.send(&[1u8; 18]).unwrap();
+        let n = inb.recv(rx.as_fd(), Wait::ForOne).unwrap();
+        assert_eq!((n, inb.datagram(0).len()), (1, 18));
+        assert_eq!(inb.control_int(0, level, kind), None);
     }
 
     #[test]

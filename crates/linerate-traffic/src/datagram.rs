@@ -28,8 +28,13 @@ pub struct PpsSpec {
     pub tag: u16,
     /// IMIX rather than one size.
     pub imix: bool,
-    /// Send with UDP GSO when the size allows (the default).
+    /// Send with UDP GSO when the size allows (the default); a receiver then asks for
+    /// UDP_GRO.
     pub gso: bool,
+    /// A receiver asks for UDP_GRO when the sender uses GSO (`--no-gro` turns it off).
+    pub gro: bool,
+    /// Busy polling on the receiving socket, µs (`--busy-poll`; 0: off).
+    pub busy_poll_us: u32,
 }
 
 /// The tag of a test: the cookie folded to 16 bits (FNV-1a).
@@ -58,6 +63,8 @@ impl PpsSpec {
             tag: tag_of(cookie),
             imix,
             gso: true,
+            gro: true,
+            busy_poll_us: 0,
         }
     }
 

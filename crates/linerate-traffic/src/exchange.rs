@@ -62,6 +62,7 @@ pub fn local_results(
             engine: crate::ENGINE_VERSION.to_owned(),
             threads: crate::modes::result::thread_reports(streams),
             foreign_datagrams: crate::modes::result::foreign_datagrams(streams),
+            receive_path: crate::modes::result::receive_path(streams, "server"),
             // The session adds its evidence once the sampler has stopped.
             evidence: None,
         }),

@@ -6,6 +6,8 @@
 pub mod budget;
 pub mod counters;
 pub mod pacing;
+pub mod rx_batch;
+pub mod rx_options;
 pub mod udp_header;
 pub mod udp_rx;
 pub mod work;

@@ -41,6 +41,12 @@ pub fn check_client(cfg: &ClientConfig) -> Result<(), TrafficError> {
     if o.no_gso && mode != Mode::Pps {
         return bad("--no-gso needs --mode pps".to_owned());
     }
+    if o.no_gro && mode != Mode::Pps {
+        return bad("--no-gro needs --mode pps".to_owned());
+    }
+    if o.busy_poll_us.is_some() && mode != Mode::Pps {
+        return bad("--busy-poll needs --mode pps".to_owned());
+    }
     if o.imix && mode != Mode::Pps {
         return bad("--imix needs --mode pps".to_owned());
     }
@@ -197,6 +203,8 @@ impl ServerSide {
             Mode::Stream => WorkKind::Stream,
             Mode::Pps => WorkKind::Pps(PpsSpec {
                 gso: !o.no_gso,
+                gro: !o.no_gro,
+                busy_poll_us: o.busy_poll_us.unwrap_or(0),
                 ..PpsSpec::new(p.len as usize, o.imix, cookie)
             }),
             Mode::Rr => WorkKind::Rr(size),
@@ -231,6 +239,8 @@ pub fn client_work(
         Mode::Stream => WorkKind::Stream,
         Mode::Pps => WorkKind::Pps(PpsSpec {
             gso: !o.no_gso,
+            gro: !o.no_gro,
+            busy_poll_us: o.busy_poll_us.unwrap_or(0),
             ..PpsSpec::new(p.len as usize, o.imix, cookie)
         }),
         Mode::Rr => WorkKind::Rr(size),

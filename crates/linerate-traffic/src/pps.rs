@@ -1,7 +1,8 @@
 //! `--mode pps`: small UDP datagrams as fast as the host can move them. Each stream is one
 //! thread with its own connected socket (the server's are bound to the same port with
-//! SO_REUSEADDR and picked by the kernel per client port); datagrams go out and come in by
-//! batches of [`BATCH`] per system call (`sendmmsg`/`recvmmsg`).
+//! SO_REUSEADDR and picked by the kernel per client port); datagrams go out by batches of
+//! [`BATCH`] per `sendmmsg` (or GSO runs of [`GSO_SEGMENTS`]) and come in by `recvmmsg` batches
+//! that follow the socket's queue, GSO runs whole where the socket has UDP_GRO.
 //!
 //! A datagram starts with an 18-byte header: send time (seconds and microseconds, as iperf3),
 //! a 64-bit sequence number from 1, and a 16-bit tag derived from the test's cookie. The
@@ -17,6 +18,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::flow::pacing::Pacer;
+use crate::flow::rx_batch::RxBatch;
+use crate::flow::rx_options;
 use crate::flow::udp_rx::UdpRxTracker;
 use crate::flow::{Budget, POLL, StreamCounters, StreamSpec, is_retry, pattern};
 use linerate_sys::mmsg::{Batch, Wait};
@@ -24,7 +27,7 @@ use linerate_sys::socket::{force_recv_buffer, set_udp_segment};
 
 pub use crate::datagram::{HEADER_LEN, IMIX_PAYLOADS, MIN_PAYLOAD, PpsSpec, tag_of};
 
-/// Datagrams per system call.
+/// Datagrams per send call.
 pub const BATCH: usize = 64;
 /// Receive buffer asked for on pps receivers (the kernel caps it at `net.core.rmem_max`).
 pub const RECV_BUFFER: usize = 4 * 1024 * 1024;
@@ -182,7 +185,16 @@ pub fn send(
     sock
 }
 
-/// Receives in batches and accounts loss, reordering, duplicates and foreign datagrams.
+/// Bytes of receive slots a pps receiver allocates at most (a GRO receiver's slots hold a
+/// whole coalesced run, so its batch is bounded by memory before [`MAX_RX_BATCH`]).
+const RX_MEMORY: usize = 16 << 20;
+/// Datagrams (or coalesced runs) per `recvmmsg` at most.
+pub const MAX_RX_BATCH: usize = 1024;
+
+/// Receives in batches sized from the socket's queue ([`RxBatch`]) and accounts loss,
+/// reordering, duplicates and foreign datagrams. With `p.gso` (the sender uses UDP GSO) the
+/// socket asks for UDP_GRO, and a coalesced run is walked segment by segment, so every
+/// datagram's header is accounted as if it had come alone.
 pub fn receive(
     spec: &StreamSpec,
     p: &PpsSpec,
@@ -198,13 +210,26 @@ pub fn receive(
             let _ = r.set_recv_buffer_size(RECV_BUFFER);
         }
     }
-    // One byte more than the largest datagram, so an oversized one shows as such.
-    let mut batch = Batch::new(BATCH, p.max_len() + 1);
+    let path = &counters.rx_path;
+    let gro = p.gso && p.gro && rx_options::gro(&sock, path);
+    rx_options::busy_poll(&sock, p.busy_poll_us, path);
+    // One byte more than the largest datagram (or coalesced run), so an oversized one shows.
+    let slot = if gro {
+        (p.max_len() * GSO_SEGMENTS).min(crate::config::MAX_UDP_LEN as usize) + 1
+    } else {
+        p.max_len() + 1
+    };
+    let room = (RX_MEMORY / slot).clamp(RxBatch::MIN, MAX_RX_BATCH);
+    let mut batch = if gro {
+        Batch::with_control(room, slot)
+    } else {
+        Batch::new(room, slot)
+    };
+    let mut sizing = RxBatch::new(room);
     let mut acc = Accounting::default();
     let placement = &spec.work.report.placement;
-    let mut calls = 0u64;
     while !stop.load(Ordering::Relaxed) {
-        let got = match batch.recv(sock.as_fd(), Wait::ForOne) {
+        let got = match batch.recv_up_to(sock.as_fd(), Wait::ForOne, sizing.want()) {
             Ok(n) => n,
             Err(e) if is_retry(&e) => continue,
             Err(_) => {
@@ -214,16 +239,24 @@ pub fn receive(
                 break;
             }
         };
+        sizing.on_receive(got);
         let now = now_secs();
         for i in 0..got {
-            acc.on_datagram(p, batch.datagram(i), now);
+            let d = batch.datagram(i);
+            match rx_options::segment_size(&batch, i, gro) {
+                Some(seg) if seg < d.len() && !batch.truncated(i) => {
+                    acc.on_coalesced(p, d, seg, now);
+                }
+                _ => acc.on_datagram(p, d, now),
+            }
         }
         acc.publish(counters);
-        calls += 1;
-        if calls % 4096 == 0 {
+        rx_options::publish(&sizing, acc.max_segments, path);
+        if sizing.calls() % 4096 == 0 {
             placement.note();
         }
     }
+    rx_options::publish(&sizing, acc.max_segments, path);
     sock
 }
 
@@ -238,6 +271,8 @@ pub struct Accounting {
     pub datagrams: u64,
     /// Datagrams that were not this test's.
     pub foreign: u64,
+    /// Most datagrams one coalesced (GRO) receive held.
+    pub max_segments: u64,
 }
 
 impl Accounting {
@@ -251,6 +286,17 @@ impl Accounting {
             }
             None => self.foreign += 1,
         }
+    }
+
+    /// Accounts one coalesced receive `d` of `seg`-byte datagrams (the last may be shorter),
+    /// as UDP_GRO hands them up: each segment is a datagram with its own header.
+    pub fn on_coalesced(&mut self, p: &PpsSpec, d: &[u8], seg: usize, now: f64) {
+        let mut n = 0;
+        for part in d.chunks(seg.max(1)) {
+            self.on_datagram(p, part, now);
+            n += 1;
+        }
+        self.max_segments = self.max_segments.max(n);
     }
 
     /// Copies the totals into the stream's counters (this thread is their only writer).
@@ -293,6 +339,29 @@ mod tests {
         assert_eq!(p.len_for(1), 18);
         assert_eq!(p.len_for(13), 18);
         assert_eq!(p.len_for(8), 1472);
+    }
+
+    #[test]
+    fn a_coalesced_run_is_accounted_datagram_by_datagram() {
+        let p = spec(false);
+        let mut run = Vec::new();
+        for seq in [1, 2, 3, 5, 4, 4] {
+            run.extend(datagram(&p, seq));
+        }
+        let mut a = Accounting::default();
+        a.on_coalesced(&p, &run, 18, 1_700_000_000.5);
+        assert_eq!(
+            (a.datagrams, a.bytes, a.rx.max_seq, a.rx.lost),
+            (6, 108, 5, 0)
+        );
+        assert_eq!(
+            (a.rx.out_of_order, a.rx.duplicates, a.max_segments),
+            (1, 1, 6)
+        );
+        // A short tail is a datagram of its own length: not ours here, so foreign.
+        let mut b = Accounting::default();
+        b.on_coalesced(&p, &run[..18 * 2 + 7], 18, 1_700_000_000.5);
+        assert_eq!((b.datagrams, b.foreign, b.rx.max_seq), (2, 1, 2));
     }
 
     #[test]

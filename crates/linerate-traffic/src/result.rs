@@ -6,7 +6,7 @@ use linerate_iperf3::Document;
 use serde::{Deserialize, Serialize};
 
 pub use linerate_iperf3::linerate::{
-    PeerInfo, PeerKind, PlacementReport, PpsResult, RrInterval, RrResult, ThreadReport,
+    PeerInfo, PeerKind, PlacementReport, PpsResult, ReceivePath, RrInterval, RrResult, ThreadReport,
 };
 
 use crate::config::{Direction, Mode, Protocol};

@@ -101,6 +101,12 @@ pub struct ModeOptions {
     /// pps: send one datagram per message instead of using UDP GSO.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_gso: bool,
+    /// pps: the receivers leave UDP_GRO off even when the sender uses GSO.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_gro: bool,
+    /// pps: busy polling on the receiving sockets (either side's), µs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub busy_poll_us: Option<u32>,
 }
 
 impl ModeOptions {

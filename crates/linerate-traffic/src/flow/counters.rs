@@ -21,6 +21,8 @@ pub struct StreamCounters {
     pub jitter_bits: AtomicU64,
     /// UDP pps sender: datagrams per send (UDP GSO segments; 1 without GSO); 0 until set.
     pub gso_segments: AtomicU64,
+    /// UDP pps receiver: what its receive path did ([`crate::flow::rx_batch`]).
+    pub rx_path: RxPathCounters,
     /// Set when the thread has ended.
     pub finished: AtomicBool,
     /// Set when the thread ended on an I/O error (not a stop or a clean close).
@@ -28,6 +30,24 @@ pub struct StreamCounters {
     /// The stream thread's id (Linux `gettid`), for its CPU time; 0 until it has started
     /// (and on other systems).
     pub thread_id: AtomicU32,
+}
+
+/// What a pps receiver's receive path used, for the report: written once it has set up and
+/// then as it runs.
+#[derive(Debug, Default)]
+pub struct RxPathCounters {
+    /// 1 when UDP_GRO is on, 2 when asked for and refused, 0 when not asked for.
+    pub gro: AtomicU64,
+    /// Most datagrams one GRO receive carried.
+    pub gro_max_segments: AtomicU64,
+    /// Largest `recvmmsg` batch asked for.
+    pub batch_peak: AtomicU64,
+    /// Receives per call, × 1000.
+    pub per_call_milli: AtomicU64,
+    /// Busy polling asked for, µs (0: not asked for).
+    pub busy_poll_us: AtomicU64,
+    /// 1 when the kernel took every busy-poll option, 2 when it refused one.
+    pub busy_poll: AtomicU64,
 }
 
 /// A consistent-enough copy of the counters at one instant.

@@ -10,7 +10,7 @@ use crate::result::{EndInfo, Interval, StartInfo, percent};
 use crate::stream::StreamHandle;
 
 pub use crate::result::{
-    ModeResult, PlacementReport, PpsResult, RrInterval, RrResult, ThreadReport,
+    ModeResult, PlacementReport, PpsResult, ReceivePath, RrInterval, RrResult, ThreadReport,
 };
 
 fn rate(n: u64, secs: f64) -> f64 {
@@ -132,6 +132,39 @@ pub fn rr(
     }
 }
 
+/// How `streams`' pps receivers took their datagrams in (the first that set up; all of one
+/// side's receivers are set up alike); `None` when none received here.
+pub fn receive_path(streams: &[StreamHandle], side: &str) -> Option<ReceivePath> {
+    use std::sync::atomic::Ordering::Relaxed;
+    let c = streams
+        .iter()
+        .map(|s| &s.counters.rx_path)
+        .find(|c| c.batch_peak.load(Relaxed) > 0)?;
+    let word = |v: u64| match v {
+        1 => "on",
+        2 => "refused",
+        _ => "off",
+    };
+    let busy = c.busy_poll_us.load(Relaxed);
+    Some(ReceivePath {
+        side: side.to_owned(),
+        gro: word(c.gro.load(Relaxed)).to_owned(),
+        gro_max_segments: streams
+            .iter()
+            .map(|s| s.counters.rx_path.gro_max_segments.load(Relaxed))
+            .max()
+            .unwrap_or(0),
+        batch_peak: streams
+            .iter()
+            .map(|s| s.counters.rx_path.batch_peak.load(Relaxed))
+            .max()
+            .unwrap_or(0),
+        per_call: c.per_call_milli.load(Relaxed) as f64 / 1000.0,
+        busy_poll_us: (busy > 0).then_some(busy),
+        busy_poll: (busy > 0).then(|| word(c.busy_poll.load(Relaxed)).to_owned()),
+    })
+}
+
 /// Datagrams `streams`' receivers set aside as not their test's.
 pub fn foreign_datagrams(streams: &[StreamHandle]) -> u64 {
     streams
@@ -192,6 +225,8 @@ pub fn build(
         pps: (cfg.mode == Mode::Pps && cfg.protocol == Protocol::Udp).then(|| PpsResult {
             foreign_datagrams: foreign,
             gso_segments: gso_segments(streams),
+            receive_path: receive_path(streams, "client")
+                .or_else(|| extension.and_then(|l| l.receive_path.clone())),
             ..pps(end, o.shared.imix, start.blksize, ipv6)
         }),
         rr: matches!(cfg.mode, Mode::Rr | Mode::Crr).then(|| rr(cfg, streams, intervals, end)),

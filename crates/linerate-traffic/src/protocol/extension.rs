@@ -79,6 +79,9 @@ pub struct ResultsExtension {
     /// Datagrams on this side's receiving ports that were not the test's.
     #[serde(default)]
     pub foreign_datagrams: u64,
+    /// How this side's pps receivers took their datagrams in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receive_path: Option<linerate_iperf3::linerate::ReceivePath>,
     /// What this side sampled during the test, when the client asked
     /// ([`Extension::evidence_hz`]). An object that does not read is left out (the client
     /// then says the server's side is missing) rather than spoiling the results.

@@ -23,6 +23,12 @@ pub struct ModeArgs {
     /// pps: one datagram per message, without UDP GSO (which batches up to 64 per pass)
     #[arg(long)]
     pub no_gso: bool,
+    /// pps: the receiver leaves UDP_GRO off (by default it takes a GSO sender's runs whole)
+    #[arg(long)]
+    pub no_gro: bool,
+    /// pps: busy-poll the receiving sockets (either side's) for up to USEC µs per receive
+    #[arg(long, value_name = "USEC")]
+    pub busy_poll: Option<u32>,
     /// rr/crr: request and response sizes, REQ/RESP (default 1/1; e.g. 64/1KiB)
     #[arg(long, value_name = "REQ/RESP", value_parser = parse_rr_size)]
     pub rr_size: Option<RrSize>,
@@ -66,6 +72,8 @@ impl ModeArgs {
                     .map(|a| a.server.clone())
                     .filter(|c| !c.0.is_empty()),
                 no_gso: self.no_gso,
+                no_gro: self.no_gro,
+                busy_poll_us: self.busy_poll,
             },
             client_cpus: affinity.map(|a| a.client),
         };
@@ -261,6 +269,21 @@ fn mode_lines(t: &mut String, r: &RunResult, m: &ModeResult) {
         );
         if let Some(line) = gso_line(p.gso_segments, &r.start.peer.addr) {
             let _ = writeln!(t, "{line}");
+        }
+        if let Some(rp) = &p.receive_path {
+            let busy = match (&rp.busy_poll_us, &rp.busy_poll) {
+                (Some(us), Some(how)) => format!(", busy poll {us} µs {how}"),
+                _ => String::new(),
+            };
+            let gro = match rp.gro_max_segments {
+                n if n > 1 => format!("{} (up to {n} datagrams per receive)", rp.gro),
+                _ => rp.gro.clone(),
+            };
+            let _ = writeln!(
+                t,
+                "  receive ({}): UDP GRO {gro}, recvmmsg batch up to {}, {:.1} per call{busy}",
+                rp.side, rp.batch_peak, rp.per_call
+            );
         }
     }
     if let Some(rr) = &m.rr {
