@@ -82,6 +82,55 @@ pub fn set_page_segments(fd: BorrowedFd<'_>, mss: u32) -> io::Result<u32> {
     Ok(seg)
 }
 
+/// Turns on `SO_ZEROCOPY` (Linux 4.14+) so [`send_zerocopy`] may pin the sender's pages
+/// instead of copying them.
+pub fn enable_send_zerocopy(fd: BorrowedFd<'_>) -> io::Result<()> {
+    const SO_ZEROCOPY: libc::c_int = 60;
+    crate::socket::set_int_option(fd, libc::SOL_SOCKET, SO_ZEROCOPY, 1)
+}
+
+/// Sends `buf` with `MSG_ZEROCOPY`: the kernel pins the pages and reports on the error queue
+/// when it is done with them ([`drain_send_completions`]); `buf` must not change until
+/// then. On loopback the kernel copies them anyway before delivery (`skb_orphan_frags_rx`).
+#[expect(unsafe_code)]
+pub fn send_zerocopy(fd: BorrowedFd<'_>, buf: &[u8]) -> io::Result<usize> {
+    // SAFETY: `buf` is live and readable for its length for the call; the pages stay
+    // pinned by the kernel afterwards, which is safe for memory Rust owns as long as it is
+    // not freed before completion: callers pass a buffer that outlives the socket's sends
+    // and drain completions (the worst case otherwise is data changing in flight, not
+    // memory unsafety: the kernel holds its own page references).
+    let n = unsafe {
+        libc::send(
+            fd.as_raw_fd(),
+            buf.as_ptr().cast(),
+            buf.len(),
+            libc::MSG_ZEROCOPY,
+        )
+    };
+    usize::try_from(n).map_err(|_| io::Error::last_os_error())
+}
+
+/// Reads and discards the pending `MSG_ZEROCOPY` completions on `fd`'s error queue (each one
+/// holds socket option memory; left alone they make sends fail with ENOBUFS). Returns how
+/// many were read.
+pub fn drain_send_completions(fd: BorrowedFd<'_>) -> usize {
+    use nix::sys::socket::{MsgFlags, recvmsg};
+    let mut n = 0;
+    let mut cmsg = nix::cmsg_space!([u8; 64]);
+    loop {
+        let r = recvmsg::<()>(
+            fd.as_raw_fd(),
+            &mut [],
+            Some(&mut cmsg),
+            MsgFlags::MSG_ERRQUEUE | MsgFlags::MSG_DONTWAIT,
+        );
+        if r.is_err() {
+            return n;
+        }
+        n += 1;
+    }
+}
+
 /// The largest `TCP_MAXSEG` the kernel accepts.
 const MAX_USER_MSS: u32 = 32767;
 
@@ -233,7 +282,7 @@ mod tests {
 
     /// Sends `total` bytes to a receiver whose announced MSS is `maxseg` (if any) and returns
     /// the share of bytes mapped.
-    fn mapped_share(maxseg: Option<u32>, total: usize) -> f64 {
+    fn mapped_share(maxseg: Option<u32>, zerocopy_send: bool, total: usize) -> f64 {
         let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
         if let Some(m) = maxseg {
             set_page_segments(sock.as_fd(), m).unwrap();
@@ -246,8 +295,23 @@ mod tests {
         let sent = data.clone();
         let t = std::thread::spawn(move || {
             let mut s = TcpStream::connect(addr).unwrap();
+            if zerocopy_send {
+                enable_send_zerocopy(s.as_fd()).unwrap();
+            }
             for c in sent.chunks(128 << 10) {
-                s.write_all(c).unwrap();
+                if !zerocopy_send {
+                    s.write_all(c).unwrap();
+                    continue;
+                }
+                let mut off = 0;
+                while off < c.len() {
+                    match send_zerocopy(s.as_fd(), &c[off..]) {
+                        Ok(n) => off += n,
+                        Err(e) if e.raw_os_error() == Some(libc::ENOBUFS) => {}
+                        Err(e) => panic!("{e}"),
+                    }
+                    drain_send_completions(s.as_fd());
+                }
             }
         });
         let (mut rx, _) = l.accept().unwrap();
@@ -260,8 +324,11 @@ mod tests {
     #[test]
     #[ignore = "experiment: prints what this kernel maps on loopback"]
     fn loopback_mapped_share() {
-        for m in [None, Some(65483), Some(61440), Some(32768), Some(4096)] {
-            eprintln!("maxseg {m:?}: mapped share {:.3}", mapped_share(m, 64 << 20));
+        for zc in [false, true] {
+            for m in [None, Some(32767), Some(16384), Some(4096)] {
+                let share = mapped_share(m, zc, 64 << 20);
+                eprintln!("MSG_ZEROCOPY {zc} maxseg {m:?}: mapped share {share:.3}");
+            }
         }
     }
 
