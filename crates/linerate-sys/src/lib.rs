@@ -23,6 +23,7 @@
 //! | `netstat` | a namespace's UDP drop counters (`/proc/net/snmp`, `snmp6`) and interface counters (`/proc/net/dev`) | Linux |
 //! | `netns` | network namespaces: create, name, enter, run a closure inside, remove | Linux |
 //! | `packet` | AF_PACKET sockets bound to one interface, their drop counters | Linux |
+//! | `tcp_zerocopy` | TCP receive without the copy (`TCP_ZEROCOPY_RECEIVE` into an `mmap` window of the socket) | Linux |
 //! | `thread` | per-thread settings (timer slack) | Linux |
 //! | `rxring` | AF_PACKET `TPACKET_V2` mmap receive ring (kernel timestamps, outgoing flag) | Linux |
 //! | `txring` | AF_PACKET `TPACKET_V2` mmap transmit ring (send-only socket, qdisc bypass) | Linux |
@@ -55,8 +56,8 @@ mod linux;
 
 #[cfg(target_os = "linux")]
 pub use linux::{
-    affinity, clock, ethtool, netlink, netns, netstat, packet, perf, rxring, socket, thread,
-    txring, udp_rx, xdp,
+    affinity, clock, ethtool, netlink, netns, netstat, packet, perf, rxring, socket, tcp_zerocopy,
+    thread, txring, udp_rx, xdp,
 };
 
 #[cfg(target_os = "freebsd")]

@@ -13,6 +13,7 @@ pub mod perf;
 pub mod rxring;
 mod shared_map;
 pub mod socket;
+pub mod tcp_zerocopy;
 pub mod thread;
 pub mod txring;
 pub mod udp_rx;

@@ -5,6 +5,8 @@
 //! ([`crate::pps`], [`crate::rr`]) instead.
 
 pub mod tcp;
+#[cfg(target_os = "linux")]
+pub mod tcp_zc;
 pub mod udp;
 
 use std::net::SocketAddr;
