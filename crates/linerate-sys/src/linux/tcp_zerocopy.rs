@@ -179,7 +179,7 @@ impl ZerocopyWindow {
     pub fn receive(&mut self, fd: BorrowedFd<'_>) -> io::Result<Received> {
         let mut z = ZerocopyReceive {
             address: self.ptr.as_ptr() as u64,
-            length: u32::try_from(self.len).unwrap_or(u32::MAX & !0xfff),
+            length: u32::try_from(self.len).unwrap_or(!0xfff_u32),
             ..ZerocopyReceive::default()
         };
         let mut optlen = std::mem::size_of::<ZerocopyReceive>() as libc::socklen_t;
@@ -249,7 +249,13 @@ mod tests {
             let r = w.receive(rx.as_fd()).unwrap();
             got.extend_from_slice(w.mapped(r.mapped));
             mapped += r.mapped;
-            let want = if r.skip > 0 { r.skip } else if r.mapped == 0 { 1 } else { 0 };
+            let want = if r.skip > 0 {
+                r.skip
+            } else if r.mapped == 0 {
+                1
+            } else {
+                0
+            };
             let mut left = want;
             while left > 0 {
                 let n = rx.read(&mut buf[..left.min(1 << 16)]).unwrap();
@@ -283,11 +289,18 @@ mod tests {
     /// Sends `total` bytes to a receiver whose announced MSS is `maxseg` (if any) and returns
     /// the share of bytes mapped.
     fn mapped_share(maxseg: Option<u32>, zerocopy_send: bool, total: usize) -> f64 {
-        let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+        let sock =
+            socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
         if let Some(m) = maxseg {
             set_page_segments(sock.as_fd(), m).unwrap();
         }
-        sock.bind(&"127.0.0.1:0".parse::<std::net::SocketAddr>().unwrap().into()).unwrap();
+        sock.bind(
+            &"127.0.0.1:0"
+                .parse::<std::net::SocketAddr>()
+                .unwrap()
+                .into(),
+        )
+        .unwrap();
         sock.listen(1).unwrap();
         let l: TcpListener = sock.into();
         let addr = l.local_addr().unwrap();

@@ -95,14 +95,16 @@ pub fn receive(
             // The pages are counted, not read: the mapping is the delivery. The next call
             // releases them.
             out.mapped += r.mapped as u64;
-            counters
-                .bytes
-                .fetch_add(r.mapped as u64, Ordering::Relaxed);
+            counters.bytes.fetch_add(r.mapped as u64, Ordering::Relaxed);
         }
         if r.skip > 0 || r.mapped == 0 {
             // The unmappable head (or nothing queued yet: a blocking read waits for data
             // and sees the close).
-            let want = if r.skip > 0 { r.skip.min(buf.len()) } else { buf.len() };
+            let want = if r.skip > 0 {
+                r.skip.min(buf.len())
+            } else {
+                buf.len()
+            };
             match read_some(&mut sock, &mut buf[..want], counters, stop) {
                 Some(n) => out.copied += n,
                 None => break,
@@ -228,7 +230,12 @@ mod tests {
         assert_eq!(bytes, total as u64);
         assert_eq!(out.path, "copy");
         assert_eq!(out.mapped, 0);
-        assert!(out.fallback.as_deref().unwrap_or("").contains("MSG_ZEROCOPY"));
+        assert!(
+            out.fallback
+                .as_deref()
+                .unwrap_or("")
+                .contains("MSG_ZEROCOPY")
+        );
     }
 
     #[test]
