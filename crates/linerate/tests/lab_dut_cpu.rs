@@ -8,36 +8,11 @@
 
 mod support;
 
-use std::process::{Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 use support::lab::Lab;
 use support::{program, require, root, skip};
-
-/// Runs `linerate lab ARGS`, killed when it lasts more than `limit`.
-fn bounded(lab: &Lab, args: &[&str], limit: Duration) -> Output {
-    let mut child = lab
-        .cmd()
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run linerate lab");
-    let started = Instant::now();
-    while child.try_wait().expect("wait for linerate").is_none() {
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let out = child.wait_with_output().expect("collect linerate's output");
-            panic!(
-                "linerate lab {args:?} still ran after {limit:?}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    child.wait_with_output().expect("collect linerate's output")
-}
 
 #[test]
 fn a_dut_walking_2000_rules_is_its_cpu_and_nftables_leads() {
@@ -45,8 +20,7 @@ fn a_dut_walking_2000_rules_is_its_cpu_and_nftables_leads() {
     let lab = Lab::new('d');
     lab.ok(&["up", &lab.name, "--topology", "router"]);
     lab.ok(&["firewall", &lab.name, "stateless:2000"]);
-    let out = bounded(
-        &lab,
+    let out = lab.bounded(
         &[
             "rfc2544",
             &lab.name,

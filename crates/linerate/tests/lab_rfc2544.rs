@@ -10,8 +10,7 @@
 
 mod support;
 
-use std::process::{Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 use support::browser::{chromium, picture};
@@ -24,30 +23,6 @@ static LOAD: std::sync::Mutex<()> = std::sync::Mutex::new(());
 fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     LOAD.lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Runs `linerate lab ARGS`, killed when it lasts more than `limit`.
-fn bounded(lab: &Lab, args: &[&str], limit: Duration) -> Output {
-    let mut child = lab
-        .cmd()
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run linerate lab");
-    let started = Instant::now();
-    while child.try_wait().expect("wait for linerate").is_none() {
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let out = child.wait_with_output().expect("collect linerate's output");
-            panic!(
-                "linerate lab {args:?} still ran after {limit:?}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    child.wait_with_output().expect("collect linerate's output")
 }
 
 /// A short search of 64-byte frames, as JSON.
@@ -72,7 +47,7 @@ fn search(lab: &Lab, extra: &[&str]) -> Value {
         args.push("--no-store");
     }
     args.extend_from_slice(extra);
-    let out = bounded(lab, &args, Duration::from_secs(300));
+    let out = lab.bounded(&args, Duration::from_secs(300));
     assert!(
         out.status.success(),
         "lab rfc2544 failed: {}",
@@ -186,8 +161,7 @@ fn a_dut_faster_than_the_generator_is_reported_generator_bound() {
         "{r}"
     );
     // And the text says so.
-    let out = bounded(
-        &lab,
+    let out = lab.bounded(
         &[
             "rfc2544",
             &lab.name,
@@ -235,8 +209,7 @@ fn forwarding_left_off_by_a_killed_ceiling_measurement_is_restored_by_the_next_s
     assert!(out.status.success(), "{out:?}");
     assert_eq!(forwarding(), "0");
 
-    let out = bounded(
-        &lab,
+    let out = lab.bounded(
         &[
             "rfc2544",
             &lab.name,
@@ -311,7 +284,7 @@ fn lab_run_sends_pps_loads_with_the_frame_generator_and_keeps_sockets_on_request
             "-q",
         ];
         args.extend_from_slice(extra);
-        let out = bounded(&lab, &args, Duration::from_secs(120));
+        let out = lab.bounded(&args, Duration::from_secs(120));
         assert!(
             out.status.success(),
             "lab run {extra:?}: {}",
@@ -344,8 +317,7 @@ fn lab_run_s_rfc2544_experiment_is_stored_as_lab_rfc2544_stores_and_reported_in_
     let example = example.to_str().expect("a UTF-8 path");
     let db = lab.state().join("results.db");
     let db = db.to_str().expect("a UTF-8 path");
-    let out = bounded(
-        &lab,
+    let out = lab.bounded(
         &[
             "run",
             example,

@@ -118,7 +118,7 @@ impl Bed {
             .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        bounded(&mut cmd, Duration::from_secs(300))
+        support::bin::run_bounded(&mut cmd, Duration::from_secs(300))
     }
 
     /// The DUT's `ip_forward`.
@@ -131,23 +131,6 @@ impl Bed {
             .expect("read ip_forward");
         String::from_utf8_lossy(&out.stdout).trim().to_owned()
     }
-}
-
-fn bounded(cmd: &mut Command, limit: Duration) -> Output {
-    let mut child = cmd.spawn().expect("run linerate");
-    let started = Instant::now();
-    while child.try_wait().expect("wait for linerate").is_none() {
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let out = child.wait_with_output().expect("collect linerate's output");
-            panic!(
-                "linerate still ran after {limit:?}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    child.wait_with_output().expect("collect linerate's output")
 }
 
 /// A short search of 64-byte frames from xt0 through the DUT, as JSON.
@@ -503,7 +486,7 @@ fn the_frame_counter_is_refused_without_the_flag_off_the_allow_list_with_wrong_c
         if let Some((k, v)) = env {
             cmd.env(k, v);
         }
-        let out = bounded(&mut cmd, Duration::from_secs(60));
+        let out = support::bin::run_bounded(&mut cmd, Duration::from_secs(60));
         assert_eq!(out.status.code(), Some(2), "{out:?}");
         String::from_utf8_lossy(&out.stderr).into_owned()
     };

@@ -41,6 +41,11 @@ impl Lab {
         cmd
     }
 
+    /// Runs `linerate lab ARGS`, killed (and the test failed) when it lasts more than `limit`.
+    pub fn bounded(&self, args: &[&str], limit: std::time::Duration) -> Output {
+        super::bin::run_bounded(self.cmd().args(args), limit)
+    }
+
     /// Runs `linerate lab ARGS`, whatever its exit status.
     pub fn run(&self, args: &[&str]) -> Output {
         self.cmd().args(args).output().expect("run linerate lab")
