@@ -151,7 +151,13 @@ fn verdict(
     );
     count(
         LossPlace::ReceiverInterface,
-        ru.map(|u| u.interfaces.iter().map(|i| i.rx_dropped).sum()),
+        // The driver's counters and /proc/net/dev's may count the same packets: the larger.
+        ru.map(|u| {
+            u.interfaces
+                .iter()
+                .map(|i| i.rx_dropped.max(i.ring_dropped))
+                .sum()
+        }),
     );
     if left > 0 {
         let place = if ru.is_some() {
@@ -461,6 +467,29 @@ mod tests {
         assert_eq!(l.prescription, None);
         let l = explain(&doc(1000, 0, ev)).unwrap();
         assert_eq!((l.place, l.losses.len()), (LossPlace::None, 0));
+    }
+
+    #[test]
+    fn the_driver_s_ring_drops_are_the_receiver_s_interface_counted_once() {
+        let remote = |rx: u64, ring: u64| {
+            json!({"in_datagrams": 1, "out_datagrams": 1, "rcvbuf_errors": 0,
+                   "sndbuf_errors": 0,
+                   "interfaces": [{"name": "eth0", "rx_packets": 5, "tx_packets": 5,
+                                   "rx_dropped": rx, "tx_dropped": 0, "ring_dropped": ring}]})
+        };
+        // Only the driver saw them (a ring overrun /proc/net/dev does not count).
+        let ev = json!({"local": side("client", Some(counters(0, 0, 0)), 5.0),
+                        "remote": side("server", Some(remote(0, 60)), 5.0)});
+        let l = explain(&doc(1000, 100, ev)).unwrap();
+        assert_eq!(l.place, LossPlace::ReceiverInterface);
+        assert_eq!(l.losses[0].datagrams, 60);
+        // Both counted the same drops: the larger, not the sum.
+        let ev = json!({"local": side("client", Some(counters(0, 0, 0)), 5.0),
+                        "remote": side("server", Some(remote(40, 60)), 5.0)});
+        let l = explain(&doc(1000, 100, ev)).unwrap();
+        assert_eq!(l.losses[0].datagrams, 60);
+        assert_eq!(l.losses[1].place, LossPlace::Path);
+        assert_eq!(l.losses[1].datagrams, 40);
     }
 
     #[test]

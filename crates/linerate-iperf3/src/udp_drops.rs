@@ -37,4 +37,9 @@ pub struct InterfaceDrops {
     /// sender these are also counted in `SndbufErrors` (the send returned ENOBUFS).
     #[serde(default)]
     pub qdisc_dropped: u64,
+    /// Packets the driver's own counters say it dropped on receive (`ethtool -S`: per-queue
+    /// drops, missed, discards, out of buffer; an XDP program's drops left out), where the
+    /// driver has such counters. They may count the same packets as `rx_dropped`.
+    #[serde(default)]
+    pub ring_dropped: u64,
 }

@@ -16,22 +16,70 @@ pub(crate) struct UdpAcc {
     before: Option<Reading>,
 }
 
-/// One reading: the namespace's UDP counters, its interfaces' counters, and each
-/// interface's root qdisc drops by name.
+/// One reading: the namespace's UDP counters, its interfaces' counters, each interface's
+/// root qdisc drops by name, and each interface's driver receive drops by name.
 #[cfg(target_os = "linux")]
 type Reading = (
     linerate_sys::netstat::UdpSnmp,
     Vec<linerate_sys::netstat::NetDev>,
     Vec<(String, u64)>,
+    Vec<(String, u64)>,
 );
 
 #[cfg(target_os = "linux")]
 fn read() -> Option<Reading> {
+    let interfaces = linerate_sys::netstat::interfaces().ok()?;
+    let rings = ring_drops(&interfaces);
     Some((
         linerate_sys::netstat::udp().ok()?,
-        linerate_sys::netstat::interfaces().ok()?,
+        interfaces,
         qdisc_drops(),
+        rings,
     ))
+}
+
+/// Whether a driver statistic (`ethtool -S` name) counts packets dropped on receive for want
+/// of a ring slot, buffer or queue: per-queue `drops` (veth, virtio, ena), `rx_missed_errors`
+/// and `rx_no_dma_resources` (ixgbe), `rx_out_of_buffer` and `rx_discards_phy` (mlx5),
+/// `port.rx_discards` (i40e). Drops an XDP program chose, and transmit counters, are not.
+fn is_ring_drop(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    !n.contains("xdp")
+        && !n.starts_with("tx")
+        && !n.contains(".tx")
+        && !n.contains("_tx_")
+        && [
+            "drop",
+            "discard",
+            "missed",
+            "out_of_buffer",
+            "no_dma",
+            "no_buf",
+        ]
+        .iter()
+        .any(|k| n.contains(k))
+}
+
+/// Each interface's driver receive drops (the sum of its [`is_ring_drop`] statistics), by
+/// name; interfaces whose driver has no statistics are left out (unknown, not zero).
+#[cfg(target_os = "linux")]
+fn ring_drops(interfaces: &[linerate_sys::netstat::NetDev]) -> Vec<(String, u64)> {
+    let Ok(ethtool) = linerate_sys::ethtool::Ethtool::open() else {
+        return Vec::new();
+    };
+    interfaces
+        .iter()
+        .filter(|i| i.name != "lo")
+        .filter_map(|i| {
+            let stats = ethtool.stats(&i.name).ok()?;
+            let sum = stats
+                .iter()
+                .filter(|(n, _)| is_ring_drop(n))
+                .map(|(_, v)| *v)
+                .sum::<u64>();
+            Some((i.name.clone(), sum))
+        })
+        .collect()
 }
 
 /// Each interface's root qdisc drops, by name (empty when rtnetlink cannot be read: the
@@ -71,9 +119,9 @@ impl UdpAcc {
     #[cfg(target_os = "linux")]
     pub(crate) fn finish(&self) -> Option<UdpCounters> {
         use linerate_iperf3::udp_limit::InterfaceDrops;
-        let (u0, d0, q0) = self.before.as_ref()?;
+        let (u0, d0, q0, r0) = self.before.as_ref()?;
         std::thread::sleep(SETTLE);
-        let (u1, d1, q1) = read()?;
+        let (u1, d1, q1, r1) = read()?;
         let qdisc = |q: &[(String, u64)], name: &str| {
             q.iter().find(|(n, _)| n == name).map_or(0, |(_, d)| *d)
         };
@@ -89,9 +137,16 @@ impl UdpAcc {
                     rx_dropped: d(a.rx_dropped + a.rx_fifo, b.rx_dropped + b.rx_fifo),
                     tx_dropped: d(a.tx_dropped + a.tx_fifo, b.tx_dropped + b.tx_fifo),
                     qdisc_dropped: d(qdisc(q0, &a.name), qdisc(&q1, &b.name)),
+                    ring_dropped: d(qdisc(r0, &a.name), qdisc(&r1, &b.name)),
                 };
-                (i.rx_packets + i.tx_packets + i.rx_dropped + i.tx_dropped + i.qdisc_dropped > 0)
-                    .then_some(i)
+                (i.rx_packets
+                    + i.tx_packets
+                    + i.rx_dropped
+                    + i.tx_dropped
+                    + i.qdisc_dropped
+                    + i.ring_dropped
+                    > 0)
+                .then_some(i)
             })
             .collect();
         Some(UdpCounters {
@@ -107,5 +162,35 @@ impl UdpAcc {
     #[cfg(not(target_os = "linux"))]
     pub(crate) fn finish(&self) -> Option<UdpCounters> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_ring_drop;
+
+    #[test]
+    fn receive_drop_counters_of_real_drivers_are_ring_drops_and_xdp_or_transmit_ones_are_not() {
+        for name in [
+            "rx_queue_0_drops",    // veth, virtio_net
+            "rx_missed_errors",    // ixgbe
+            "rx_no_dma_resources", // ixgbe
+            "rx_out_of_buffer",    // mlx5
+            "rx_discards_phy",     // mlx5
+            "port.rx_discards",    // i40e
+            "rx_drops",            // ena
+        ] {
+            assert!(is_ring_drop(name), "{name}");
+        }
+        for name in [
+            "rx_queue_0_xdp_drops",
+            "tx_queue_0_xdp_xmit_errors",
+            "tx_dropped",
+            "port.tx_discards",
+            "rx_queue_0_packets",
+            "peer_ifindex",
+        ] {
+            assert!(!is_ring_drop(name), "{name}");
+        }
     }
 }
