@@ -42,6 +42,7 @@ fn read() -> Option<Reading> {
 /// of a ring slot, buffer or queue: per-queue `drops` (veth, virtio, ena), `rx_missed_errors`
 /// and `rx_no_dma_resources` (ixgbe), `rx_out_of_buffer` and `rx_discards_phy` (mlx5),
 /// `port.rx_discards` (i40e). Drops an XDP program chose, and transmit counters, are not.
+#[cfg(any(target_os = "linux", test))]
 fn is_ring_drop(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     !n.contains("xdp")
