@@ -63,7 +63,12 @@ fn a_dut_walking_2000_rules_is_its_cpu_and_nftables_leads() {
     eprintln!("dut_limit: {l}");
     assert_eq!(l["verdict"], "cpu", "{l}");
     let upper = r["ndr_upper_pps"].as_f64().expect("an NDR upper bound");
-    assert_eq!(l["load_pps"].as_f64(), Some(upper), "{l}");
+    // Profiled a quarter above the lowest load that lost frames (at most the search's top).
+    let load = l["load_pps"].as_f64().expect("load_pps");
+    assert!(
+        load >= upper && load <= upper * 1.25 + 1.0,
+        "load {load} against the NDR upper bound {upper}: {l}"
+    );
     assert!(
         l["router_cores"].as_f64().expect("router_cores") > 0.2,
         "{l}"

@@ -26,6 +26,12 @@ pub const GENERATOR_BOUND: f64 = 0.9;
 /// The trial the DUT's CPU is profiled in, seconds.
 const DUT_PROFILE_S: f64 = 2.0;
 
+/// The DUT is profiled at this multiple of the lowest load that lost frames (at most the
+/// search's highest load): just above NDR a CPU-bound DUT is busy only most of the time (it
+/// drops in bursts), a quarter above it its busy core is full, while a DUT that drops by rule
+/// or shaper stays as idle as before — the two verdicts stand apart.
+const DUT_PROFILE_OVERLOAD: f64 = 1.25;
+
 /// Loads of the latency trials, as shares of NDR.
 pub const LATENCY_LOADS: [f64; 3] = [0.1, 0.5, 0.9];
 
@@ -251,12 +257,16 @@ fn frame(
     let generator_bound_reason = generator_bound(ndr, ceiling, outcome.goals[0].upper, &trials);
     // The DUT may be the limit — not generator-bound, or a generator that fell short far
     // below its own ceiling (on one host the DUT's forwarding can run in the sender's
-    // softirq, on its CPU): where the CPU goes at the load just above NDR (the lowest that
-    // lost frames), in a trial of DUT_PROFILE_S.
+    // softirq, on its CPU): where the CPU goes a quarter above the lowest load that lost
+    // frames (DUT_PROFILE_OVERLOAD), in a trial of DUT_PROFILE_S.
     let below_ceiling = ceiling.is_some_and(|c| ndr < c * GENERATOR_BOUND);
     let dut_limit = match outcome.goals[0].upper {
         Some(upper) if !interrupted() && (generator_bound_reason.is_none() || below_ceiling) => bed
-            .dut_limit(spec, upper, s.trial_s.min(DUT_PROFILE_S))?
+            .dut_limit(
+                spec,
+                (upper * DUT_PROFILE_OVERLOAD).min(max_load).max(upper),
+                s.trial_s.min(DUT_PROFILE_S),
+            )?
             .map(|l| {
                 if generator_bound_reason.is_some() {
                     linerate_explain::dut::generator_short(l)
