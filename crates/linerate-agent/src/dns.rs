@@ -346,9 +346,16 @@ mod tests {
     /// A tiny authoritative server on loopback, answering from a fixed record set; proves
     /// the exchange, the glue and the truncation retry end to end on real sockets.
     fn serve(records: Vec<Record>, truncate_udp: bool) -> SocketAddr {
-        let udp = UdpSocket::bind("127.0.0.1:0").unwrap();
-        let addr = udp.local_addr().unwrap();
-        let tcp = std::net::TcpListener::bind(addr).unwrap();
+        // The kernel picks a free UDP port; the same number may be taken for TCP by another
+        // test's connection, so take a new pair until both are free.
+        let (udp, tcp, addr) = (0..100)
+            .find_map(|_| {
+                let udp = UdpSocket::bind("127.0.0.1:0").ok()?;
+                let addr = udp.local_addr().ok()?;
+                let tcp = std::net::TcpListener::bind(addr).ok()?;
+                Some((udp, tcp, addr))
+            })
+            .expect("a UDP and TCP port pair free on loopback");
         let answer = move |q: &Message| {
             let mut m = Message::new();
             m.set_id(q.id())
