@@ -244,4 +244,89 @@ mod tests {
         assert_eq!(bytes, 80 << 20);
         assert_eq!(out.path, "zerocopy");
     }
+
+    /// One timed run: (Gbit/s, CPU seconds per GB for both ends together).
+    fn timed(recv: ZeroCopy, zc_send: bool, block: usize, secs: f64) -> (f64, f64) {
+        use std::sync::Arc;
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stop2 = Arc::clone(&stop);
+        let t = std::thread::spawn(move || {
+            let mut s = TcpStream::connect(addr).unwrap();
+            let b = vec![0x5au8; block];
+            let zc = zc_send && enable_send(&s);
+            while !stop2.load(Ordering::Relaxed) {
+                let r = if zc { write(&s, &b) } else { s.write(&b) };
+                if r.is_err() {
+                    break;
+                }
+            }
+        });
+        let (rx, _) = l.accept().unwrap();
+        let counters = StreamCounters::default();
+        let cpu0 = linerate_sys::process::cpu_times().unwrap();
+        let t0 = std::time::Instant::now();
+        let stop3 = Arc::clone(&stop);
+        let timer = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_secs_f64(secs));
+            stop3.store(true, Ordering::Relaxed);
+        });
+        let stop_rx = AtomicBool::new(false);
+        let rxs = std::thread::scope(|sc| {
+            let h = sc.spawn(|| {
+                if recv == ZeroCopy::Off {
+                    let mut rx = rx;
+                    let mut buf = vec![0u8; block.max(128 << 10)];
+                    while !stop.load(Ordering::Relaxed) {
+                        if read_some(&mut rx, &mut buf, &counters, &stop_rx).is_none() {
+                            break;
+                        }
+                    }
+                    rx
+                } else {
+                    let (rx, _) = receive(recv, rx, &counters, &stop);
+                    rx
+                }
+            });
+            h.join().unwrap()
+        });
+        let el = t0.elapsed().as_secs_f64();
+        let cpu1 = linerate_sys::process::cpu_times().unwrap();
+        drop(rxs);
+        timer.join().unwrap();
+        t.join().unwrap();
+        let bytes = counters.bytes.load(Ordering::Relaxed) as f64;
+        let cpu = (cpu1.user + cpu1.system).as_secs_f64() - (cpu0.user + cpu0.system).as_secs_f64();
+        (bytes * 8.0 / el / 1e9, cpu / (bytes / 1e9))
+    }
+
+    fn median(mut v: Vec<f64>) -> f64 {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    }
+
+    #[test]
+    #[ignore = "benchmark: alternated loopback runs, prints medians"]
+    fn bench_zerocopy_loopback() {
+        let cases: [(&str, ZeroCopy, bool, usize); 6] = [
+            ("copy/copy 128K", ZeroCopy::Off, false, 128 << 10),
+            ("zc-send/copy 128K", ZeroCopy::Off, true, 128 << 10),
+            ("zc-send/zc-recv 128K", ZeroCopy::On, true, 128 << 10),
+            ("copy/copy 256K", ZeroCopy::Off, false, 256 << 10),
+            ("copy/copy 1M", ZeroCopy::Off, false, 1 << 20),
+            ("zc-send/zc-recv 1M", ZeroCopy::On, true, 1 << 20),
+        ];
+        let mut res = vec![(Vec::new(), Vec::new()); cases.len()];
+        for _round in 0..5 {
+            for (i, c) in cases.iter().enumerate() {
+                let (g, c) = timed(c.1, c.2, c.3, 2.0);
+                res[i].0.push(g);
+                res[i].1.push(c);
+            }
+        }
+        for (c, (g, cpu)) in cases.iter().zip(res) {
+            eprintln!("{:24} {:7.2} Gbit/s {:6.3} CPU s/GB   runs {:?}", c.0, median(g.clone()), median(cpu), g.iter().map(|x| (x * 10.0).round() / 10.0).collect::<Vec<_>>());
+        }
+    }
 }
