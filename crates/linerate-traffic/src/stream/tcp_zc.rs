@@ -326,7 +326,15 @@ mod tests {
             }
         }
         for (c, (g, cpu)) in cases.iter().zip(res) {
-            eprintln!("{:24} {:7.2} Gbit/s {:6.3} CPU s/GB   runs {:?}", c.0, median(g.clone()), median(cpu), g.iter().map(|x| (x * 10.0).round() / 10.0).collect::<Vec<_>>());
+            eprintln!(
+                "{:24} {:7.2} Gbit/s {:6.3} CPU s/GB   runs {:?}",
+                c.0,
+                median(g.clone()),
+                median(cpu),
+                g.iter()
+                    .map(|x| (x * 10.0).round() / 10.0)
+                    .collect::<Vec<_>>()
+            );
         }
     }
 }
