@@ -77,6 +77,9 @@ pub struct Linerate {
     /// Where the server's workers ran (a linerate server).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub server_threads: Vec<ThreadReport>,
+    /// `--zerocopy`: how each side's TCP streams moved their bytes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub zerocopy: Vec<ZeroCopyReport>,
     /// A latency histogram in the store's exchange form (see [`LatencyHistogram`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency: Option<LatencyHistogram>,
@@ -232,6 +235,38 @@ pub struct ReceivePath {
     /// CAP_NET_ADMIN, SO_PREFER_BUSY_POLL and the budget Linux 5.11).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub busy_poll: Option<String>,
+}
+
+/// How one side's bulk TCP streams moved their bytes with `--zerocopy`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ZeroCopyReport {
+    /// "client" or "server".
+    pub side: String,
+    /// What was asked: "auto" or "on".
+    pub asked: String,
+    /// This side's receivers ended on "zerocopy" (received pages mapped) or "copy"; absent
+    /// when this side only sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receive: Option<String>,
+    /// Bytes received by mapping pages.
+    pub mapped_bytes: u64,
+    /// Bytes received by copy (the unmappable heads, and everything after a fallback).
+    pub copied_bytes: u64,
+    /// Why a receiver took the copy path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receive_fallback: Option<String>,
+    /// This side's senders ended on "msg_zerocopy" (pages pinned) or "copy"; absent when
+    /// this side only received.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send: Option<String>,
+    /// `MSG_ZEROCOPY` sends the kernel reported complete.
+    pub zerocopy_sends: u64,
+    /// Of those, sends the kernel copied after all (loopback and veth deliver locally, or
+    /// the device could not take the pages).
+    pub kernel_copied_sends: u64,
+    /// Why a sender took the copy path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_fallback: Option<String>,
 }
 
 /// Transactions in one interval.

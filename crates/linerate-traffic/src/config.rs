@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 mod mode;
 
 pub use linerate_iperf3::linerate::Direction;
-pub use mode::{ClientModeOptions, Mode, ModeOptions, RrSize};
+pub use mode::{ClientModeOptions, Mode, ModeOptions, RrSize, ZeroCopy};
 
 /// iperf3's default port.
 pub const DEFAULT_PORT: u16 = 5201;

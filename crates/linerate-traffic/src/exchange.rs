@@ -63,6 +63,7 @@ pub fn local_results(
             threads: crate::modes::result::thread_reports(streams),
             foreign_datagrams: crate::modes::result::foreign_datagrams(streams),
             receive_path: crate::modes::result::receive_path(streams, "server"),
+            zerocopy: crate::modes::result::zerocopy(streams, "server"),
             // The session adds its evidence once the sampler has stopped.
             evidence: None,
         }),

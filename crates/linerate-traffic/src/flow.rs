@@ -11,6 +11,7 @@ pub mod rx_options;
 pub mod udp_header;
 pub mod udp_rx;
 pub mod work;
+pub mod zerocopy;
 
 use std::net::{SocketAddr, TcpStream, UdpSocket};
 use std::time::Duration;

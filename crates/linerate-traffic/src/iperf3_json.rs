@@ -320,6 +320,7 @@ fn linerate(r: &RunResult) -> Linerate {
         l.rr.clone_from(&m.rr);
         l.threads = Some(m.threads.clone());
         l.server_threads.clone_from(&m.server_threads);
+        l.zerocopy.clone_from(&m.zerocopy);
     }
     l
 }

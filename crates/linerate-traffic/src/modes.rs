@@ -50,6 +50,9 @@ pub fn check_client(cfg: &ClientConfig) -> Result<(), TrafficError> {
     if o.imix && mode != Mode::Pps {
         return bad("--imix needs --mode pps".to_owned());
     }
+    if o.zerocopy.is_some() && (mode != Mode::Stream || cfg.protocol != Protocol::Tcp) {
+        return bad("--zerocopy is for TCP streams (--mode stream, without -u)".to_owned());
+    }
     if o.rr_size.is_some() && !matches!(mode, Mode::Rr | Mode::Crr) {
         return bad("--rr-size needs --mode rr or crr".to_owned());
     }
@@ -117,6 +120,9 @@ pub fn check_server(p: &TestParams) -> Result<(), String> {
         return Ok(());
     };
     let o = &ext.options;
+    if o.zerocopy.is_some() && (ext.mode != Mode::Stream || p.protocol != Protocol::Tcp) {
+        return Err("--zerocopy needs TCP streams".to_owned());
+    }
     match ext.mode {
         Mode::Stream => {}
         Mode::Pps => {
@@ -219,6 +225,7 @@ impl ServerSide {
         Work {
             kind,
             cpu: o.server_cpus.as_ref().and_then(|c| c.for_worker(index)),
+            zerocopy: o.zerocopy.unwrap_or_default(),
             report: Arc::default(),
         }
     }
@@ -261,6 +268,7 @@ pub fn client_work(
             .client_cpus
             .as_ref()
             .and_then(|c| c.for_worker(index)),
+        zerocopy: o.zerocopy.unwrap_or_default(),
         report: Arc::default(),
     })
 }

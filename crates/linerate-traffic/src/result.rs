@@ -48,6 +48,9 @@ pub struct ModeResult {
     /// The server's workers (when the server reports them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub server_threads: Vec<ThreadReport>,
+    /// `--zerocopy`: each side's send and receive paths (the server's when it reports them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub zerocopy: Vec<linerate_iperf3::linerate::ZeroCopyReport>,
 }
 
 /// One data connection.

@@ -230,6 +230,7 @@ fn udp_pps() -> RunResult {
             }),
             threads: vec![thread(1, Some(0))],
             server_threads: vec![thread(1, None)],
+            zerocopy: vec![],
         }),
         evidence: None,
     }

@@ -110,24 +110,67 @@ pub fn send_zerocopy(fd: BorrowedFd<'_>, buf: &[u8]) -> io::Result<usize> {
     usize::try_from(n).map_err(|_| io::Error::last_os_error())
 }
 
-/// Reads and discards the pending `MSG_ZEROCOPY` completions on `fd`'s error queue (each one
-/// holds socket option memory; left alone they make sends fail with ENOBUFS). Returns how
-/// many were read.
-pub fn drain_send_completions(fd: BorrowedFd<'_>) -> usize {
-    use nix::sys::socket::{MsgFlags, recvmsg};
-    let mut n = 0;
-    let mut cmsg = nix::cmsg_space!([u8; 64]);
+/// What the `MSG_ZEROCOPY` completions read from a socket's error queue said.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Completions {
+    /// Notifications read (each covers a range of sends).
+    pub notifications: u64,
+    /// Sends they completed.
+    pub sends: u64,
+    /// Of those, sends the kernel copied after all (`SO_EE_CODE_ZEROCOPY_COPIED`): the path
+    /// delivered locally (loopback, veth) or the device could not take the pages.
+    pub copied: u64,
+}
+
+impl std::ops::AddAssign for Completions {
+    fn add_assign(&mut self, o: Completions) {
+        self.notifications += o.notifications;
+        self.sends += o.sends;
+        self.copied += o.copied;
+    }
+}
+
+/// `SO_EE_ORIGIN_ZEROCOPY` of `linux/errqueue.h`.
+const SO_EE_ORIGIN_ZEROCOPY: u8 = 5;
+/// `SO_EE_CODE_ZEROCOPY_COPIED` of `linux/errqueue.h`.
+const SO_EE_CODE_ZEROCOPY_COPIED: u8 = 1;
+
+/// Reads the pending `MSG_ZEROCOPY` completions on `fd`'s error queue (each one holds socket
+/// option memory; left alone they make sends fail with ENOBUFS) and counts what they say.
+pub fn drain_send_completions(fd: BorrowedFd<'_>) -> Completions {
+    use nix::sys::socket::{ControlMessageOwned, MsgFlags, recvmsg};
+    let mut c = Completions::default();
+    let mut cmsg = nix::cmsg_space!(libc::sock_extended_err, libc::sockaddr_in6);
     loop {
-        let r = recvmsg::<()>(
+        let Ok(msg) = recvmsg::<()>(
             fd.as_raw_fd(),
             &mut [],
             Some(&mut cmsg),
             MsgFlags::MSG_ERRQUEUE | MsgFlags::MSG_DONTWAIT,
-        );
-        if r.is_err() {
-            return n;
+        ) else {
+            return c;
+        };
+        c.notifications += 1;
+        let Ok(cmsgs) = msg.cmsgs() else {
+            continue;
+        };
+        for m in cmsgs {
+            let e = match m {
+                ControlMessageOwned::Ipv4RecvErr(e, _) | ControlMessageOwned::Ipv6RecvErr(e, _) => {
+                    e
+                }
+                _ => continue,
+            };
+            if e.ee_origin != SO_EE_ORIGIN_ZEROCOPY || e.ee_errno != 0 {
+                continue;
+            }
+            // The notification covers sends ee_info ..= ee_data (a 32-bit counter that wraps).
+            let n = u64::from(e.ee_data.wrapping_sub(e.ee_info)) + 1;
+            c.sends += n;
+            if e.ee_code & SO_EE_CODE_ZEROCOPY_COPIED != 0 {
+                c.copied += n;
+            }
         }
-        n += 1;
     }
 }
 

@@ -86,6 +86,45 @@ impl std::fmt::Display for RrSize {
     }
 }
 
+/// Whether bulk TCP streams move their bytes without the copy (`--zerocopy`): the receiver
+/// maps received pages (`TCP_ZEROCOPY_RECEIVE`), the sender pins its pages (`MSG_ZEROCOPY`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ZeroCopy {
+    /// The copy path (iperf3's).
+    #[default]
+    Off,
+    /// Try it; keep each side's zero-copy only where it pays: the receiver while at least
+    /// half of the first bytes map, the sender while the kernel does not copy its pages anyway.
+    Auto,
+    /// Use it whatever share maps or the kernel copies (a refusal still falls back).
+    On,
+}
+
+impl ZeroCopy {
+    /// The option's word.
+    pub fn name(self) -> &'static str {
+        match self {
+            ZeroCopy::Off => "off",
+            ZeroCopy::Auto => "auto",
+            ZeroCopy::On => "on",
+        }
+    }
+}
+
+impl std::str::FromStr for ZeroCopy {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<ZeroCopy, String> {
+        match s {
+            "off" => Ok(ZeroCopy::Off),
+            "auto" => Ok(ZeroCopy::Auto),
+            "on" => Ok(ZeroCopy::On),
+            _ => Err(format!("\"{s}\" is not off, auto or on")),
+        }
+    }
+}
+
 /// Options of the linerate-only modes, carried in the extension key.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ModeOptions {
@@ -107,6 +146,9 @@ pub struct ModeOptions {
     /// pps: busy polling on the receiving sockets (either side's), µs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub busy_poll_us: Option<u32>,
+    /// stream over TCP: zero-copy send and receive on both sides (absent: off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zerocopy: Option<ZeroCopy>,
 }
 
 impl ModeOptions {

@@ -6,15 +6,16 @@ use std::net::{SocketAddr, TcpListener};
 use std::sync::{Arc, Mutex};
 
 use crate::affinity::Placement;
-use crate::config::RrSize;
+use crate::config::{RrSize, ZeroCopy};
 use crate::datagram::PpsSpec;
 use crate::latency::Latency;
 
 /// What a stream's thread does when it is not plain bulk transfer.
 ///
-/// (A sendfile-based `--zerocopy` for bulk TCP was built and measured: on loopback it moved
-/// 147–150 Gbit/s against 156–204 Gbit/s with plain writes over 2 streams, and 75 against
-/// 115 Gbit/s over one, because the receiver copies anyway; it was dropped.)
+/// (A sendfile-based zero-copy send for bulk TCP was built and measured in wave 2: on
+/// loopback it moved 147–150 Gbit/s against 156–204 Gbit/s with plain writes over 2
+/// streams, because the receiver copies anyway; it was dropped. `--zerocopy` now means
+/// `MSG_ZEROCOPY` and `TCP_ZEROCOPY_RECEIVE`: [`Work::zerocopy`].)
 #[derive(Debug, Clone, Default)]
 pub enum WorkKind {
     /// Bulk TCP/UDP (part 1's loops).
@@ -49,6 +50,8 @@ pub struct WorkReport {
     pub latency: Mutex<Option<Latency>>,
     /// Errors that did not stop the worker (crr connects refused, rr timeouts).
     pub soft_errors: std::sync::atomic::AtomicU64,
+    /// What a bulk TCP stream's zero-copy paths did, filled when the stream ends.
+    pub zerocopy: Mutex<Option<super::zerocopy::ZcStream>>,
 }
 
 /// A stream's work: what to do and where to run.
@@ -58,6 +61,8 @@ pub struct Work {
     pub kind: WorkKind,
     /// CPU to pin the thread to.
     pub cpu: Option<usize>,
+    /// Bulk TCP: send and receive without the copy.
+    pub zerocopy: ZeroCopy,
     /// Filled by the worker.
     pub report: Arc<WorkReport>,
 }
@@ -68,6 +73,21 @@ impl Work {
         match self.report.latency.lock() {
             Ok(g) => g.clone(),
             Err(p) => p.into_inner().clone(),
+        }
+    }
+
+    /// What the stream's zero-copy paths did, if it used them.
+    pub fn zerocopy(&self) -> Option<super::zerocopy::ZcStream> {
+        match self.report.zerocopy.lock() {
+            Ok(g) => g.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+
+    pub(crate) fn store_zerocopy(&self, z: super::zerocopy::ZcStream) {
+        match self.report.zerocopy.lock() {
+            Ok(mut g) => *g = Some(z),
+            Err(p) => *p.into_inner() = Some(z),
         }
     }
 

@@ -2,6 +2,8 @@
 //! latency for rr/crr, and where every worker ran. The figures' types are the `linerate`
 //! object's ([`crate::result`]); `--json` writes them there.
 
+use linerate_iperf3::linerate::ZeroCopyReport;
+
 use crate::config::{ClientConfig, Direction, Mode, Protocol};
 use crate::latency::Latency;
 use crate::pps::frame::wire_rates;
@@ -165,6 +167,40 @@ pub fn receive_path(streams: &[StreamHandle], side: &str) -> Option<ReceivePath>
     })
 }
 
+/// What `streams`' zero-copy paths did on this side (`--zerocopy`), summed; `None` when it
+/// was not asked for.
+pub fn zerocopy(streams: &[StreamHandle], side: &str) -> Option<ZeroCopyReport> {
+    let asked = streams.iter().map(|s| s.spec.work.zerocopy).max()?;
+    if asked == crate::config::ZeroCopy::Off {
+        return None;
+    }
+    let mut r = ZeroCopyReport {
+        side: side.to_owned(),
+        asked: asked.name().to_owned(),
+        ..ZeroCopyReport::default()
+    };
+    for z in streams.iter().filter_map(|s| s.spec.work.zerocopy()) {
+        if let Some(rx) = z.receive {
+            // One receiver on the copy path puts the side there, with its reason.
+            if r.receive.as_deref() != Some("copy") {
+                r.receive = Some(rx.path.to_owned());
+            }
+            r.mapped_bytes += rx.mapped;
+            r.copied_bytes += rx.copied;
+            r.receive_fallback = r.receive_fallback.or(rx.fallback);
+        }
+        if let Some(tx) = z.send {
+            if r.send.as_deref() != Some("copy") {
+                r.send = Some(tx.path.to_owned());
+            }
+            r.zerocopy_sends += tx.sends;
+            r.kernel_copied_sends += tx.kernel_copied;
+            r.send_fallback = r.send_fallback.or(tx.fallback);
+        }
+    }
+    Some(r)
+}
+
 /// Datagrams `streams`' receivers set aside as not their test's.
 pub fn foreign_datagrams(streams: &[StreamHandle]) -> u64 {
     streams
@@ -200,7 +236,7 @@ pub fn build(
     peer: &PeerResults,
 ) -> Option<ModeResult> {
     let o = &cfg.modes;
-    if cfg.mode == Mode::Stream && o.client_cpus.is_none() {
+    if cfg.mode == Mode::Stream && o.client_cpus.is_none() && o.shared.zerocopy.is_none() {
         return None;
     }
     let ipv6 = start.peer.addr.parse::<std::net::IpAddr>().is_ok_and(|a| {
@@ -232,6 +268,10 @@ pub fn build(
         rr: matches!(cfg.mode, Mode::Rr | Mode::Crr).then(|| rr(cfg, streams, intervals, end)),
         threads: thread_reports(streams),
         server_threads,
+        zerocopy: zerocopy(streams, "client")
+            .into_iter()
+            .chain(extension.and_then(|l| l.zerocopy.clone()))
+            .collect(),
     })
 }
 

@@ -82,6 +82,9 @@ pub struct ResultsExtension {
     /// How this side's pps receivers took their datagrams in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receive_path: Option<linerate_iperf3::linerate::ReceivePath>,
+    /// How this side's TCP streams moved their bytes with `--zerocopy`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zerocopy: Option<linerate_iperf3::linerate::ZeroCopyReport>,
     /// What this side sampled during the test, when the client asked
     /// ([`Extension::evidence_hz`]). An object that does not read is left out (the client
     /// then says the server's side is missing) rather than spoiling the results.

@@ -5,6 +5,7 @@ use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::flow::pacing::Pacer;
+use crate::flow::zerocopy::{ZcOutcome, ZcSendOutcome, ZcStream};
 use crate::flow::{Budget, POLL, StreamCounters, StreamSpec, is_retry, pattern};
 
 /// How long a stopped sender may take to finish the block it started.
@@ -23,6 +24,7 @@ pub fn send(
 ) -> TcpStream {
     let _ = sock.set_write_timeout(Some(POLL));
     let buf = pattern(spec.len.max(1));
+    let mut out = Writer::new(spec, &sock);
     let pacer = Pacer::new(spec.rate_bps, spec.pacing_timer);
     let mut sent: u64 = 0;
     // Bytes of the current block written so far, and the block's size.
@@ -51,8 +53,8 @@ pub fn send(
                 break;
             }
         }
-        match sock.write(&buf[off..block]) {
-            Ok(0) => break,
+        match out.write(&mut sock, &buf[off..block]) {
+            Ok(0) => {}
             Ok(n) => {
                 sent += n as u64;
                 counters.bytes.fetch_add(n as u64, Ordering::Relaxed);
@@ -75,7 +77,64 @@ pub fn send(
     {
         b.give_back((block - off) as u64);
     }
+    out.finish(spec, &sock);
     sock
+}
+
+/// The sender's write path: `MSG_ZEROCOPY` when `--zerocopy` asks (Linux), else a plain
+/// write. `Ok(0)` means "try again".
+enum Writer {
+    Copy,
+    #[cfg(target_os = "linux")]
+    ZeroCopy(super::tcp_zc::Sender),
+}
+
+impl Writer {
+    fn new(spec: &StreamSpec, sock: &TcpStream) -> Writer {
+        #[cfg(target_os = "linux")]
+        if spec.work.zerocopy != crate::config::ZeroCopy::Off {
+            return Writer::ZeroCopy(super::tcp_zc::Sender::new(spec.work.zerocopy, sock));
+        }
+        let _ = (spec, sock);
+        Writer::Copy
+    }
+
+    fn write(&mut self, sock: &mut TcpStream, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Writer::Copy => match sock.write(buf) {
+                Ok(0) => Err(std::io::ErrorKind::WriteZero.into()),
+                r => r,
+            },
+            #[cfg(target_os = "linux")]
+            Writer::ZeroCopy(z) => z.write(sock, buf),
+        }
+    }
+
+    /// Leaves what the zero-copy path did in the stream's report.
+    fn finish(self, spec: &StreamSpec, sock: &TcpStream) {
+        let send = match self {
+            #[cfg(target_os = "linux")]
+            Writer::ZeroCopy(z) => z.finish(sock),
+            Writer::Copy => unsupported(spec).map(|fallback| ZcSendOutcome {
+                path: "copy",
+                fallback: Some(fallback),
+                ..ZcSendOutcome::default()
+            }),
+        };
+        let _ = sock;
+        if send.is_some() {
+            spec.work.store_zerocopy(ZcStream {
+                send,
+                receive: None,
+            });
+        }
+    }
+}
+
+/// Why `--zerocopy` cannot be had here (`None` when it was not asked for or can be).
+fn unsupported(spec: &StreamSpec) -> Option<String> {
+    (spec.work.zerocopy != crate::config::ZeroCopy::Off && !cfg!(target_os = "linux"))
+        .then(|| "zero-copy TCP (MSG_ZEROCOPY, TCP_ZEROCOPY_RECEIVE) is Linux-only".to_owned())
 }
 
 /// Reads until stopped or the peer closes.
@@ -85,6 +144,25 @@ pub fn receive(
     counters: &StreamCounters,
     stop: &AtomicBool,
 ) -> TcpStream {
+    #[cfg(target_os = "linux")]
+    if spec.work.zerocopy != crate::config::ZeroCopy::Off {
+        let (sock, got) = super::tcp_zc::receive(spec.work.zerocopy, sock, counters, stop);
+        spec.work.store_zerocopy(ZcStream {
+            receive: Some(got),
+            send: None,
+        });
+        return sock;
+    }
+    if let Some(fallback) = unsupported(spec) {
+        spec.work.store_zerocopy(ZcStream {
+            receive: Some(ZcOutcome {
+                path: "copy",
+                fallback: Some(fallback),
+                ..ZcOutcome::default()
+            }),
+            send: None,
+        });
+    }
     let _ = sock.set_read_timeout(Some(POLL));
     let mut buf = vec![0u8; spec.len.clamp(64 * 1024, 1024 * 1024)];
     while !stop.load(Ordering::Relaxed) {

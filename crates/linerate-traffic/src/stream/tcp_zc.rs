@@ -15,19 +15,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use linerate_sys::tcp_zerocopy::{self, ZerocopyWindow};
 
+pub use crate::config::ZeroCopy;
+pub use crate::flow::zerocopy::{ZcOutcome, ZcSendOutcome};
 use crate::flow::{POLL, StreamCounters, is_retry};
-
-/// Whether a TCP stream receives (and sends) without the copy.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum ZeroCopy {
-    /// The copy path (iperf3's).
-    #[default]
-    Off,
-    /// Try it; keep it only if the kernel maps at least half of the first bytes.
-    Auto,
-    /// Use it whatever share maps (the kernel refusing still falls back).
-    On,
-}
 
 /// The bytes an `Auto` receiver watches before deciding.
 pub const PROBE_BYTES: u64 = 64 << 20;
@@ -35,19 +25,6 @@ pub const PROBE_BYTES: u64 = 64 << 20;
 pub const MIN_MAPPED_SHARE: f64 = 0.5;
 /// The receive window mapped per call.
 const WINDOW: usize = 2 << 20;
-
-/// Which path a receiver ended on, how many bytes came each way, and why it fell back.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ZcOutcome {
-    /// "zerocopy" or "copy".
-    pub path: &'static str,
-    /// Bytes mapped.
-    pub mapped: u64,
-    /// Bytes read by copy (skip hints and, after a fallback, everything).
-    pub copied: u64,
-    /// Why the copy path was taken, if it was.
-    pub fallback: Option<String>,
-}
 
 /// Reads until stopped or the peer closes, mapping what the kernel can map. Counts every
 /// byte in `counters.bytes` as the copy loop does.
@@ -115,8 +92,9 @@ pub fn receive(
             let share = out.mapped as f64 / seen as f64;
             if share < MIN_MAPPED_SHARE {
                 out.fallback = Some(format!(
-                    "{:.0}% of the first {} MiB mapped (below {:.0}%): the sender did not \
-                     send page-aligned whole pages (on loopback: it did not use MSG_ZEROCOPY)",
+                    "{:.0}% of the first {} MiB mapped (below {:.0}%): the kernel did not \
+                     deliver whole, page-aligned pages (on loopback only a MSG_ZEROCOPY \
+                     sender's are)",
                     share * 100.0,
                     seen >> 20,
                     MIN_MAPPED_SHARE * 100.0
@@ -178,6 +156,107 @@ pub fn write(sock: &TcpStream, buf: &[u8]) -> io::Result<usize> {
     };
     tcp_zerocopy::drain_send_completions(sock.as_fd());
     r
+}
+
+/// Completed sends an `Auto` sender watches before deciding.
+pub const PROBE_SENDS: u64 = 64;
+
+/// A bulk sender's write path: `MSG_ZEROCOPY` while it is asked for and pays, else the copy.
+#[derive(Debug)]
+pub struct Sender {
+    mode: ZeroCopy,
+    zc: bool,
+    /// `MSG_ZEROCOPY` sends the kernel accepted (each gets one completion).
+    issued: u64,
+    done: tcp_zerocopy::Completions,
+    fallback: Option<String>,
+}
+
+impl Sender {
+    /// Sets `sock` up for `mode` (`Off` writes by copy and reports nothing).
+    pub fn new(mode: ZeroCopy, sock: &TcpStream) -> Sender {
+        let mut s = Sender {
+            mode,
+            zc: false,
+            issued: 0,
+            done: tcp_zerocopy::Completions::default(),
+            fallback: None,
+        };
+        if mode != ZeroCopy::Off {
+            match tcp_zerocopy::enable_send_zerocopy(sock.as_fd()) {
+                Ok(()) => s.zc = true,
+                Err(e) => s.fallback = Some(format!("the kernel refused SO_ZEROCOPY: {e}")),
+            }
+        }
+        s
+    }
+
+    /// Writes some of `buf` (which must not change while the socket lives). `Ok(0)` means
+    /// "try again": the kernel's completion memory is full until the queue drains.
+    pub fn write(&mut self, sock: &mut TcpStream, buf: &[u8]) -> io::Result<usize> {
+        use std::io::Write;
+        if !self.zc {
+            return match sock.write(buf) {
+                Ok(0) => Err(io::ErrorKind::WriteZero.into()),
+                r => r,
+            };
+        }
+        let r = match tcp_zerocopy::send_zerocopy(sock.as_fd(), buf) {
+            Ok(n) => {
+                self.issued += u64::from(n > 0);
+                Ok(n)
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ENOBUFS) => {
+                std::thread::yield_now();
+                Ok(0)
+            }
+            r => r,
+        };
+        self.collect(sock);
+        r
+    }
+
+    /// Reads the completions, and in `Auto` turns `MSG_ZEROCOPY` off once the first
+    /// [`PROBE_SENDS`] show the kernel copying most of them anyway: pinning pages that are
+    /// then copied costs more than the plain copy.
+    fn collect(&mut self, sock: &TcpStream) {
+        self.done += tcp_zerocopy::drain_send_completions(sock.as_fd());
+        let d = &self.done;
+        if self.mode == ZeroCopy::Auto
+            && self.fallback.is_none()
+            && d.sends >= PROBE_SENDS
+            && d.copied * 2 > d.sends
+        {
+            self.fallback = Some(format!(
+                "the kernel copied {} of the first {} MSG_ZEROCOPY sends (the path delivers \
+                 locally, as loopback and veth do, or the device cannot send from user pages)",
+                d.copied, d.sends
+            ));
+            self.zc = false;
+        }
+    }
+
+    /// What the sender did, after a last look at the completions (`None` for `Off`).
+    pub fn finish(mut self, sock: &TcpStream) -> Option<ZcSendOutcome> {
+        if self.mode == ZeroCopy::Off {
+            return None;
+        }
+        // Completions of the last sends arrive once the peer has acknowledged them.
+        let until = std::time::Instant::now() + POLL;
+        while self.done.sends < self.issued && std::time::Instant::now() < until {
+            let before = self.done.notifications;
+            self.collect(sock);
+            if self.done.notifications == before {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        }
+        Some(ZcSendOutcome {
+            path: if self.zc { "msg_zerocopy" } else { "copy" },
+            sends: self.done.sends,
+            kernel_copied: self.done.copied,
+            fallback: self.fallback,
+        })
+    }
 }
 
 #[cfg(test)]

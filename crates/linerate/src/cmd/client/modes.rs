@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::io::Write;
 
 use linerate_traffic::affinity::AffinityPlan;
-use linerate_traffic::config::{Direction, Mode};
+use linerate_traffic::config::{Direction, Mode, ZeroCopy};
 use linerate_traffic::modes::result::{ModeResult, ThreadReport};
 use linerate_traffic::modes::{ClientModeOptions, ModeOptions, RrSize};
 use linerate_traffic::result::{Interval, RunResult};
@@ -29,6 +29,10 @@ pub struct ModeArgs {
     /// pps: busy-poll the receiving sockets (either side's) for up to USEC µs per receive
     #[arg(long, value_name = "USEC")]
     pub busy_poll: Option<u32>,
+    /// TCP streams without the copy, both sides: MSG_ZEROCOPY sends, TCP_ZEROCOPY_RECEIVE
+    /// (mapped pages); auto keeps each only where it pays (bare -Z/--zerocopy: auto)
+    #[arg(short = 'Z', long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "auto")]
+    pub zerocopy: Option<ZeroCopy>,
     /// rr/crr: request and response sizes, REQ/RESP (default 1/1; e.g. 64/1KiB)
     #[arg(long, value_name = "REQ/RESP", value_parser = parse_rr_size)]
     pub rr_size: Option<RrSize>,
@@ -74,6 +78,7 @@ impl ModeArgs {
                 no_gso: self.no_gso,
                 no_gro: self.no_gro,
                 busy_poll_us: self.busy_poll,
+                zerocopy: self.zerocopy.filter(|z| *z != ZeroCopy::Off),
             },
             client_cpus: affinity.map(|a| a.client),
         };
@@ -203,6 +208,9 @@ pub fn summary(r: &RunResult, bulk: impl FnOnce() -> String) -> String {
             lc.total, lc.user, lc.system, rc.total, rc.user, rc.system
         );
     }
+    for z in &m.zerocopy {
+        let _ = writeln!(t, "{}", zerocopy_line(z));
+    }
     if m.threads.iter().any(|th| th.placement.pinned.is_some()) {
         threads(&mut t, "client", &m.threads);
         threads(&mut t, "server", &m.server_threads);
@@ -225,6 +233,35 @@ fn gso_line(segments: Option<u64>, peer: &str) -> Option<String> {
         )),
         n => Some(format!("  UDP GSO: on, {n} datagrams per send")),
     }
+}
+
+/// One side's `--zerocopy` paths: what each direction ended on, the bytes or sends each way,
+/// and why it fell back.
+fn zerocopy_line(z: &linerate_iperf3::linerate::ZeroCopyReport) -> String {
+    let mut parts = Vec::new();
+    if let Some(path) = &z.receive {
+        let total = (z.mapped_bytes + z.copied_bytes).max(1) as f64;
+        parts.push(format!(
+            "receive {path} ({:.0}% of {:.2} GB mapped{})",
+            z.mapped_bytes as f64 * 100.0 / total,
+            total / 1e9,
+            z.receive_fallback
+                .as_ref()
+                .map_or(String::new(), |f| format!("; {f}"))
+        ));
+    }
+    if let Some(path) = &z.send {
+        parts.push(format!(
+            "send {} ({} MSG_ZEROCOPY sends, {} copied by the kernel{})",
+            path.replace('_', " "),
+            z.zerocopy_sends,
+            z.kernel_copied_sends,
+            z.send_fallback
+                .as_ref()
+                .map_or(String::new(), |f| format!("; {f}"))
+        ));
+    }
+    format!("zerocopy ({}, {}): {}", z.side, z.asked, parts.join(", "))
 }
 
 fn mode_lines(t: &mut String, r: &RunResult, m: &ModeResult) {
