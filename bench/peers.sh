@@ -27,7 +27,8 @@
 # EL_STEPS (fractions of the unlimited received rate tried, highest first); every step is kept
 # in $OUT/equal-loss.tsv. udp64_gro: linerate's GSO sender, its receiver with UDP_GRO (the
 # default) and without (--no-gro); udp64_busy: --no-gso with --busy-poll BUSY_POLL (µs,
-# default 50) against without.
+# default 50) against without. tcp1_zc: linerate --zerocopy=on and =auto against iperf3 and
+# iperf3 -Z. tcp1_len: linerate's write size (LENS) against iperf3's.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -186,6 +187,30 @@ print(float(s[-1][8]) if s else sum(float(r[8]) for r in rows))' "$f-iperf2.csv"
             record "$case" iperf2 "$rep" "$v"
         fi
         ;;
+    tcp1_zc)
+        # --zerocopy: on (both sides: MSG_ZEROCOPY sends, mapped receives), auto (each kept
+        # only where it pays), against iperf3 as is and with its own -Z (sendfile).
+        local z
+        for z in on auto; do
+            timeout "$LIMIT" "$LINERATE" client 127.0.0.1 -p "$P_LR" -t "${DURATION}s" -i 0 --zerocopy="$z" --json >"$f-linerate-zc-$z.json"
+            record "$case" "linerate-zc-$z" "$rep" "$(json_get "$f-linerate-zc-$z.json" "d['end']['sum_received']['bits_per_second']")" "" "$(cost "$f-linerate-zc-$z.json")"
+        done
+        timeout "$LIMIT" iperf3 -c 127.0.0.1 -p "$P_I3" -t "$DURATION" -J >"$f-iperf3.json"
+        record "$case" iperf3 "$rep" "$(json_get "$f-iperf3.json" "d['end']['sum_received']['bits_per_second']")" "" "$(cost "$f-iperf3.json")"
+        timeout "$LIMIT" iperf3 -c 127.0.0.1 -p "$P_I3" -t "$DURATION" -Z -J >"$f-iperf3-Z.json"
+        record "$case" iperf3-Z "$rep" "$(json_get "$f-iperf3-Z.json" "d['end']['sum_received']['bits_per_second']")" "" "$(cost "$f-iperf3-Z.json")"
+        ;;
+    tcp1_len)
+        # The write size: linerate at each of LENS (default "128K 256K 1M") against iperf3's
+        # default 128 KiB.
+        local l
+        for l in ${LENS:-128K 256K 1M}; do
+            timeout "$LIMIT" "$LINERATE" client 127.0.0.1 -p "$P_LR" -t "${DURATION}s" -i 0 -l "$l" --json >"$f-linerate-$l.json"
+            record "$case" "linerate-$l" "$rep" "$(json_get "$f-linerate-$l.json" "d['end']['sum_received']['bits_per_second']")" "" "$(cost "$f-linerate-$l.json")"
+        done
+        timeout "$LIMIT" iperf3 -c 127.0.0.1 -p "$P_I3" -t "$DURATION" -J >"$f-iperf3.json"
+        record "$case" iperf3 "$rep" "$(json_get "$f-iperf3.json" "d['end']['sum_received']['bits_per_second']")" "" "$(cost "$f-iperf3.json")"
+        ;;
     udp64 | udp64_nogso)
         local gso=()
         [[ $case == udp64_nogso ]] && gso=(--no-gso)
@@ -343,5 +368,31 @@ if rows:
     print("| case | linerate | peer | peer | client ratio | loss % linerate / peer |")
     print("|---|---|---|---|---|---|")
     print("\n".join(rows))
+
+# Cases whose linerate runs are variants (tcp1_zc, tcp1_len): every tool against iperf3,
+# throughput and CPU per GB of the client and of both ends.
+variants = {"tcp1_zc": "TCP, 1 stream, zero-copy", "tcp1_len": "TCP, 1 stream, write sizes"}
+def both(case, tool):
+    rows = costs.get((case, tool)) or []
+    return (med([r[0] + r[1] for r in rows if None not in r[:2]]),
+            med([sum(r) for r in rows if None not in r]))
+for case, title in variants.items():
+    base = vals.get((case, "iperf3"))
+    if not base:
+        continue
+    bm = statistics.median(base)
+    bcl, ball = both(case, "iperf3")
+    print(f"\n{title}: medians of {reps}, ratios to iperf3 (throughput; CPU s/GB of the client and of both ends)\n")
+    print("| tool | throughput | ratio | CPU s/GB | client ratio | both ends ratio |")
+    print("|---|---|---|---|---|---|")
+    for (c, tool), v in sorted(vals.items()):
+        if c != case:
+            continue
+        m = statistics.median(v)
+        _, txt = cost_txt(case, tool)
+        cl, al = both(case, tool)
+        r1 = f"{cl / bcl:.2f}×" if cl and bcl else "–"
+        r2 = f"{al / ball:.2f}×" if al and ball else "–"
+        print(f"| {tool} | {fmt(case, m)} [{fmt(case, min(v))} … {fmt(case, max(v))}] | {m / bm:.2f}× | {txt} | {r1} | {r2} |")
 EOF
 echo "raw numbers and logs: $OUT" >&2

@@ -1,8 +1,9 @@
 //! `--zerocopy` through the binary over loopback: each side's send and receive paths are
-//! named in `linerate.zerocopy`, every byte is accounted as mapped or copied, `auto` falls
-//! back where zero-copy does not pay (loopback: the kernel copies `MSG_ZEROCOPY` pages at
-//! delivery, and a copying sender's pages never map) and says why, and an iperf3 peer is
-//! reported for this side alone.
+//! named in `linerate.zerocopy`, every byte is accounted as mapped or copied; `auto` (the
+//! default) sends from an in-memory file and its receiver falls back to the copy where pages
+//! do not map (loopback: sendfile's file pages never do) and says why; `on` pins the sender's
+//! pages (loopback copies them at delivery, and the completions say so) and maps them; an
+//! iperf3 peer is reported for this side alone.
 
 #![forbid(unsafe_code)]
 // In these tests an unwrap is an assertion: a failure should stop the test right there.
@@ -65,33 +66,33 @@ fn on_pins_the_senders_pages_and_maps_the_receivers() {
 }
 
 #[test]
-fn auto_falls_back_on_loopback_and_says_why_on_both_sides() {
+fn auto_is_the_default_sends_by_sendfile_and_its_receiver_says_why_it_copies() {
     let srv = linerate_server(&LOOPBACK_SERVER);
-    let out = client(None, srv.port, &["-n", BYTES, "-t", "30", "-Z"]);
+    let out = client(None, srv.port, &["-n", BYTES, "-t", "30"]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("zerocopy (client, auto): send copy"), "{text}");
+    assert!(text.contains("zerocopy (client, auto): send sendfile"), "{text}");
     assert!(text.contains("zerocopy (server, auto): receive copy"), "{text}");
 
-    let srv = linerate_server(&LOOPBACK_SERVER);
-    let v = linerate_client_json(srv.port, &["-n", BYTES, "-t", "30", "--zerocopy=auto"]);
-    let lr = &v["linerate"];
-    let s = side(lr, "client");
-    assert_eq!(s["send"], "copy", "{s}");
-    let why = s["send_fallback"].as_str().unwrap_or_default();
-    assert!(why.contains("the kernel copied"), "{s}");
-    // It decided after its probe, not before and not never.
-    assert!(f64_at(s, "zerocopy_sends") >= 64.0, "{s}");
-    let r = side(lr, "server");
-    assert_eq!(r["receive"], "copy", "{r}");
-    assert!(
-        r["receive_fallback"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("mapped (below 50%)"),
-        "{r}"
-    );
-    every_byte(&v, r);
+    for flag in ["-Z", "--zerocopy=auto"] {
+        let srv = linerate_server(&LOOPBACK_SERVER);
+        let v = linerate_client_json(srv.port, &["-n", BYTES, "-t", "30", flag]);
+        let lr = &v["linerate"];
+        let s = side(lr, "client");
+        assert_eq!(s["send"], "sendfile", "{s}");
+        assert!(s.get("send_fallback").is_none(), "{s}");
+        let r = side(lr, "server");
+        assert_eq!(r["receive"], "copy", "{r}");
+        assert_eq!(f64_at(r, "mapped_bytes"), 0.0, "{r}");
+        assert!(
+            r["receive_fallback"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("mapped (below 50%)"),
+            "{r}"
+        );
+        every_byte(&v, r);
+    }
 }
 
 #[test]

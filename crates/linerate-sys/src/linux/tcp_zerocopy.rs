@@ -110,6 +110,42 @@ pub fn send_zerocopy(fd: BorrowedFd<'_>, buf: &[u8]) -> io::Result<usize> {
     usize::try_from(n).map_err(|_| io::Error::last_os_error())
 }
 
+/// An in-memory file (`memfd_create`) holding `data`, for [`send_file`]: its pages are the
+/// kernel's own (shmem), so a socket can send them by reference, without the copy a `write`
+/// makes, and loopback and veth deliver them without copying them again (unlike pinned user
+/// pages, [`send_zerocopy`]).
+#[expect(unsafe_code)]
+pub fn memory_file(name: &str, data: &[u8]) -> io::Result<std::os::fd::OwnedFd> {
+    use std::io::Write;
+    use std::os::fd::FromRawFd;
+    let cname = std::ffi::CString::new(name).map_err(|_| io::ErrorKind::InvalidInput)?;
+    // SAFETY: `cname` is a valid NUL-terminated string for the call.
+    let fd = unsafe { libc::memfd_create(cname.as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just returned by memfd_create and is owned by nobody else.
+    let owned = unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) };
+    let mut f = std::fs::File::from(owned);
+    f.write_all(data)?;
+    Ok(f.into())
+}
+
+/// Sends `count` bytes of `file` from `offset` on the socket `sock` (`sendfile`): the
+/// socket takes references to the file's pages instead of a copy. Returns the bytes sent.
+#[expect(unsafe_code)]
+pub fn send_file(
+    sock: BorrowedFd<'_>,
+    file: BorrowedFd<'_>,
+    offset: u64,
+    count: usize,
+) -> io::Result<usize> {
+    let mut off = libc::off_t::try_from(offset).map_err(|_| io::ErrorKind::InvalidInput)?;
+    // SAFETY: both descriptors are live for the call and `off` is a valid out-pointer.
+    let n = unsafe { libc::sendfile(sock.as_raw_fd(), file.as_raw_fd(), &mut off, count) };
+    usize::try_from(n).map_err(|_| io::Error::last_os_error())
+}
+
 /// What the `MSG_ZEROCOPY` completions read from a socket's error queue said.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Completions {

@@ -236,7 +236,10 @@ pub fn build(
     peer: &PeerResults,
 ) -> Option<ModeResult> {
     let o = &cfg.modes;
-    if cfg.mode == Mode::Stream && o.client_cpus.is_none() && o.shared.zerocopy.is_none() {
+    if cfg.mode == Mode::Stream
+        && o.client_cpus.is_none()
+        && crate::modes::zerocopy(cfg) == crate::config::ZeroCopy::Off
+    {
         return None;
     }
     let ipv6 = start.peer.addr.parse::<std::net::IpAddr>().is_ok_and(|a| {

@@ -24,7 +24,7 @@ pub fn send(
 ) -> TcpStream {
     let _ = sock.set_write_timeout(Some(POLL));
     let buf = pattern(spec.len.max(1));
-    let mut out = Writer::new(spec, &sock);
+    let mut out = Writer::new(spec, &sock, &buf);
     let pacer = Pacer::new(spec.rate_bps, spec.pacing_timer);
     let mut sent: u64 = 0;
     // Bytes of the current block written so far, and the block's size.
@@ -53,7 +53,7 @@ pub fn send(
                 break;
             }
         }
-        match out.write(&mut sock, &buf[off..block]) {
+        match out.write(&mut sock, &buf, off..block) {
             Ok(0) => {}
             Ok(n) => {
                 sent += n as u64;
@@ -81,8 +81,8 @@ pub fn send(
     sock
 }
 
-/// The sender's write path: `MSG_ZEROCOPY` when `--zerocopy` asks (Linux), else a plain
-/// write. `Ok(0)` means "try again".
+/// The sender's write path: [`super::tcp_zc::Sender`] when `--zerocopy` asks (Linux), else a
+/// plain write. `Ok(0)` means "try again".
 enum Writer {
     Copy,
     #[cfg(target_os = "linux")]
@@ -90,23 +90,32 @@ enum Writer {
 }
 
 impl Writer {
-    fn new(spec: &StreamSpec, sock: &TcpStream) -> Writer {
+    fn new(spec: &StreamSpec, sock: &TcpStream, pattern: &[u8]) -> Writer {
         #[cfg(target_os = "linux")]
         if spec.work.zerocopy != crate::config::ZeroCopy::Off {
-            return Writer::ZeroCopy(super::tcp_zc::Sender::new(spec.work.zerocopy, sock));
+            return Writer::ZeroCopy(super::tcp_zc::Sender::new(
+                spec.work.zerocopy,
+                sock,
+                pattern,
+            ));
         }
-        let _ = (spec, sock);
+        let _ = (spec, sock, pattern);
         Writer::Copy
     }
 
-    fn write(&mut self, sock: &mut TcpStream, buf: &[u8]) -> std::io::Result<usize> {
+    fn write(
+        &mut self,
+        sock: &mut TcpStream,
+        pattern: &[u8],
+        range: std::ops::Range<usize>,
+    ) -> std::io::Result<usize> {
         match self {
-            Writer::Copy => match sock.write(buf) {
+            Writer::Copy => match sock.write(&pattern[range]) {
                 Ok(0) => Err(std::io::ErrorKind::WriteZero.into()),
                 r => r,
             },
             #[cfg(target_os = "linux")]
-            Writer::ZeroCopy(z) => z.write(sock, buf),
+            Writer::ZeroCopy(z) => z.write(sock, pattern, range),
         }
     }
 
@@ -114,7 +123,7 @@ impl Writer {
     fn finish(self, spec: &StreamSpec, sock: &TcpStream) {
         let send = match self {
             #[cfg(target_os = "linux")]
-            Writer::ZeroCopy(z) => z.finish(sock),
+            Writer::ZeroCopy(z) => z.finish(spec.work.zerocopy, sock),
             Writer::Copy => unsupported(spec).map(|fallback| ZcSendOutcome {
                 path: "copy",
                 fallback: Some(fallback),

@@ -92,9 +92,9 @@ pub fn receive(
             let share = out.mapped as f64 / seen as f64;
             if share < MIN_MAPPED_SHARE {
                 out.fallback = Some(format!(
-                    "{:.0}% of the first {} MiB mapped (below {:.0}%): the kernel did not \
-                     deliver whole, page-aligned pages (on loopback only a MSG_ZEROCOPY \
-                     sender's are)",
+                    "{:.0}% of the first {} MiB mapped (below {:.0}%): only whole anonymous \
+                     pages map, not an ordinary sender's page fragments nor sendfile's file \
+                     pages (on loopback only a MSG_ZEROCOPY sender's map)",
                     share * 100.0,
                     seen >> 20,
                     MIN_MAPPED_SHARE * 100.0
@@ -158,100 +158,124 @@ pub fn write(sock: &TcpStream, buf: &[u8]) -> io::Result<usize> {
     r
 }
 
-/// Completed sends an `Auto` sender watches before deciding.
-pub const PROBE_SENDS: u64 = 64;
-
-/// A bulk sender's write path: `MSG_ZEROCOPY` while it is asked for and pays, else the copy.
+/// A bulk sender's write path for `--zerocopy`: `Auto` sends the pattern from an in-memory
+/// file (`sendfile`: the socket references the file's pages, no copy into the socket, and
+/// loopback and veth deliver them as they are), `On` pins the sender's own pages
+/// (`MSG_ZEROCOPY`: loopback and veth copy those at delivery, and the completions say so);
+/// either falls back to the copy when the kernel refuses.
 #[derive(Debug)]
 pub struct Sender {
-    mode: ZeroCopy,
-    zc: bool,
+    path: SendPath,
     /// `MSG_ZEROCOPY` sends the kernel accepted (each gets one completion).
     issued: u64,
     done: tcp_zerocopy::Completions,
     fallback: Option<String>,
 }
 
+#[derive(Debug)]
+enum SendPath {
+    Copy,
+    File(std::os::fd::OwnedFd),
+    Pinned,
+}
+
 impl Sender {
-    /// Sets `sock` up for `mode` (`Off` writes by copy and reports nothing).
-    pub fn new(mode: ZeroCopy, sock: &TcpStream) -> Sender {
-        let mut s = Sender {
-            mode,
-            zc: false,
+    /// Sets `sock` up to send from `pattern` in `mode` (`Off` writes by copy).
+    pub fn new(mode: ZeroCopy, sock: &TcpStream, pattern: &[u8]) -> Sender {
+        let mut fallback = None;
+        let path = match mode {
+            ZeroCopy::Off => SendPath::Copy,
+            ZeroCopy::Auto => match tcp_zerocopy::memory_file("linerate-pattern", pattern) {
+                Ok(f) => SendPath::File(f),
+                Err(e) => {
+                    fallback = Some(format!("no in-memory file to send from: {e}"));
+                    SendPath::Copy
+                }
+            },
+            ZeroCopy::On => match tcp_zerocopy::enable_send_zerocopy(sock.as_fd()) {
+                Ok(()) => SendPath::Pinned,
+                Err(e) => {
+                    fallback = Some(format!("the kernel refused SO_ZEROCOPY: {e}"));
+                    SendPath::Copy
+                }
+            },
+        };
+        Sender {
+            path,
             issued: 0,
             done: tcp_zerocopy::Completions::default(),
-            fallback: None,
-        };
-        if mode != ZeroCopy::Off {
-            match tcp_zerocopy::enable_send_zerocopy(sock.as_fd()) {
-                Ok(()) => s.zc = true,
-                Err(e) => s.fallback = Some(format!("the kernel refused SO_ZEROCOPY: {e}")),
-            }
+            fallback,
         }
-        s
     }
 
-    /// Writes some of `buf` (which must not change while the socket lives). `Ok(0)` means
-    /// "try again": the kernel's completion memory is full until the queue drains.
-    pub fn write(&mut self, sock: &mut TcpStream, buf: &[u8]) -> io::Result<usize> {
+    /// Writes some of `pattern[range]` (the pattern given to [`Sender::new`], which must not
+    /// change while the socket lives). `Ok(0)` means "try again": the kernel's completion
+    /// memory is full until the error queue drains.
+    pub fn write(
+        &mut self,
+        sock: &mut TcpStream,
+        pattern: &[u8],
+        range: std::ops::Range<usize>,
+    ) -> io::Result<usize> {
         use std::io::Write;
-        if !self.zc {
-            return match sock.write(buf) {
+        match &self.path {
+            SendPath::Copy => match sock.write(&pattern[range]) {
                 Ok(0) => Err(io::ErrorKind::WriteZero.into()),
                 r => r,
-            };
-        }
-        let r = match tcp_zerocopy::send_zerocopy(sock.as_fd(), buf) {
-            Ok(n) => {
-                self.issued += u64::from(n > 0);
-                Ok(n)
+            },
+            SendPath::File(f) => {
+                match tcp_zerocopy::send_file(
+                    sock.as_fd(),
+                    f.as_fd(),
+                    range.start as u64,
+                    range.len(),
+                ) {
+                    Err(e) if refused(&e) => {
+                        self.fallback = Some(format!("the kernel refused sendfile: {e}"));
+                        self.path = SendPath::Copy;
+                        Ok(0)
+                    }
+                    r => r,
+                }
             }
-            Err(e) if e.raw_os_error() == Some(libc::ENOBUFS) => {
-                std::thread::yield_now();
-                Ok(0)
+            SendPath::Pinned => {
+                let r = match tcp_zerocopy::send_zerocopy(sock.as_fd(), &pattern[range]) {
+                    Ok(n) => {
+                        self.issued += u64::from(n > 0);
+                        Ok(n)
+                    }
+                    Err(e) if e.raw_os_error() == Some(libc::ENOBUFS) => {
+                        std::thread::yield_now();
+                        Ok(0)
+                    }
+                    r => r,
+                };
+                self.done += tcp_zerocopy::drain_send_completions(sock.as_fd());
+                r
             }
-            r => r,
-        };
-        self.collect(sock);
-        r
-    }
-
-    /// Reads the completions, and in `Auto` turns `MSG_ZEROCOPY` off once the first
-    /// [`PROBE_SENDS`] show the kernel copying most of them anyway: pinning pages that are
-    /// then copied costs more than the plain copy.
-    fn collect(&mut self, sock: &TcpStream) {
-        self.done += tcp_zerocopy::drain_send_completions(sock.as_fd());
-        let d = &self.done;
-        if self.mode == ZeroCopy::Auto
-            && self.fallback.is_none()
-            && d.sends >= PROBE_SENDS
-            && d.copied * 2 > d.sends
-        {
-            self.fallback = Some(format!(
-                "the kernel copied {} of the first {} MSG_ZEROCOPY sends (the path delivers \
-                 locally, as loopback and veth do, or the device cannot send from user pages)",
-                d.copied, d.sends
-            ));
-            self.zc = false;
         }
     }
 
     /// What the sender did, after a last look at the completions (`None` for `Off`).
-    pub fn finish(mut self, sock: &TcpStream) -> Option<ZcSendOutcome> {
-        if self.mode == ZeroCopy::Off {
+    pub fn finish(mut self, mode: ZeroCopy, sock: &TcpStream) -> Option<ZcSendOutcome> {
+        if mode == ZeroCopy::Off {
             return None;
         }
         // Completions of the last sends arrive once the peer has acknowledged them.
         let until = std::time::Instant::now() + POLL;
         while self.done.sends < self.issued && std::time::Instant::now() < until {
             let before = self.done.notifications;
-            self.collect(sock);
+            self.done += tcp_zerocopy::drain_send_completions(sock.as_fd());
             if self.done.notifications == before {
                 std::thread::sleep(std::time::Duration::from_millis(5));
             }
         }
         Some(ZcSendOutcome {
-            path: if self.zc { "msg_zerocopy" } else { "copy" },
+            path: match self.path {
+                SendPath::Copy => "copy",
+                SendPath::File(_) => "sendfile",
+                SendPath::Pinned => "msg_zerocopy",
+            },
             sends: self.done.sends,
             kernel_copied: self.done.copied,
             fallback: self.fallback,

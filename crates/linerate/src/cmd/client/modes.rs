@@ -29,8 +29,9 @@ pub struct ModeArgs {
     /// pps: busy-poll the receiving sockets (either side's) for up to USEC µs per receive
     #[arg(long, value_name = "USEC")]
     pub busy_poll: Option<u32>,
-    /// TCP streams without the copy, both sides: MSG_ZEROCOPY sends, TCP_ZEROCOPY_RECEIVE
-    /// (mapped pages); auto keeps each only where it pays (bare -Z/--zerocopy: auto)
+    /// TCP streams without the copy (Linux, both sides): auto (the default) sends from an
+    /// in-memory file (sendfile) and maps received pages where they map; on pins the
+    /// sender's pages (MSG_ZEROCOPY) and always maps; off copies both ways, as iperf3 does
     #[arg(short = 'Z', long, value_name = "MODE", num_args = 0..=1, require_equals = true, default_missing_value = "auto")]
     pub zerocopy: Option<ZeroCopy>,
     /// rr/crr: request and response sizes, REQ/RESP (default 1/1; e.g. 64/1KiB)
@@ -78,7 +79,7 @@ impl ModeArgs {
                 no_gso: self.no_gso,
                 no_gro: self.no_gro,
                 busy_poll_us: self.busy_poll,
-                zerocopy: self.zerocopy.filter(|z| *z != ZeroCopy::Off),
+                zerocopy: self.zerocopy,
             },
             client_cpus: affinity.map(|a| a.client),
         };
@@ -250,7 +251,9 @@ fn zerocopy_line(z: &linerate_iperf3::linerate::ZeroCopyReport) -> String {
                 .map_or(String::new(), |f| format!("; {f}"))
         ));
     }
-    if let Some(path) = &z.send {
+    if z.send.as_deref() == Some("sendfile") {
+        parts.push("send sendfile (pages sent by reference: no copy into the socket)".to_owned());
+    } else if let Some(path) = &z.send {
         parts.push(format!(
             "send {} ({} MSG_ZEROCOPY sends, {} copied by the kernel{})",
             path.replace('_', " "),
