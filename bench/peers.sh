@@ -188,10 +188,11 @@ print(float(s[-1][8]) if s else sum(float(r[8]) for r in rows))' "$f-iperf2.csv"
         fi
         ;;
     tcp1_zc)
-        # --zerocopy: on (both sides: MSG_ZEROCOPY sends, mapped receives), auto (each kept
-        # only where it pays), against iperf3 as is and with its own -Z (sendfile).
+        # --zerocopy: on (both sides: MSG_ZEROCOPY sends, mapped receives), auto (the default:
+        # sendfile sends, receives mapped where pages map), off (write/read, as iperf3), against
+        # iperf3 as is and with its own -Z (sendfile).
         local z
-        for z in on auto; do
+        for z in on auto off; do
             timeout "$LIMIT" "$LINERATE" client 127.0.0.1 -p "$P_LR" -t "${DURATION}s" -i 0 --zerocopy="$z" --json >"$f-linerate-zc-$z.json"
             record "$case" "linerate-zc-$z" "$rep" "$(json_get "$f-linerate-zc-$z.json" "d['end']['sum_received']['bits_per_second']")" "" "$(cost "$f-linerate-zc-$z.json")"
         done

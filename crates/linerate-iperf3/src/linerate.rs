@@ -242,7 +242,7 @@ pub struct ReceivePath {
 pub struct ZeroCopyReport {
     /// "client" or "server".
     pub side: String,
-    /// What was asked: "auto" or "on".
+    /// What was asked: "auto" (the default on Linux) or "on".
     pub asked: String,
     /// This side's receivers ended on "zerocopy" (received pages mapped) or "copy"; absent
     /// when this side only sent.
@@ -255,8 +255,9 @@ pub struct ZeroCopyReport {
     /// Why a receiver took the copy path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receive_fallback: Option<String>,
-    /// This side's senders ended on "msg_zerocopy" (pages pinned) or "copy"; absent when
-    /// this side only received.
+    /// This side's senders ended on "sendfile" (an in-memory file's pages sent by
+    /// reference), "msg_zerocopy" (own pages pinned) or "copy"; absent when this side only
+    /// received.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub send: Option<String>,
     /// `MSG_ZEROCOPY` sends the kernel reported complete.
