@@ -71,8 +71,14 @@ fn auto_is_the_default_sends_by_sendfile_and_its_receiver_says_why_it_copies() {
     let out = client(None, srv.port, &["-n", BYTES, "-t", "30"]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("zerocopy (client, auto): send sendfile"), "{text}");
-    assert!(text.contains("zerocopy (server, auto): receive copy"), "{text}");
+    assert!(
+        text.contains("zerocopy (client, auto): send sendfile"),
+        "{text}"
+    );
+    assert!(
+        text.contains("zerocopy (server, auto): receive copy"),
+        "{text}"
+    );
 
     for flag in ["-Z", "--zerocopy=auto"] {
         let srv = linerate_server(&LOOPBACK_SERVER);
