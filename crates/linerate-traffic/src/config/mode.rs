@@ -94,10 +94,12 @@ pub enum ZeroCopy {
     /// The copy path (iperf3's).
     #[default]
     Off,
-    /// Try it; keep each side's zero-copy only where it pays: the receiver while at least
-    /// half of the first bytes map, the sender while the kernel does not copy its pages anyway.
+    /// The default on Linux: the sender sends from an in-memory file (`sendfile`: no copy into
+    /// the socket); the receiver maps received pages while at least half of the first bytes
+    /// map.
     Auto,
-    /// Use it whatever share maps or the kernel copies (a refusal still falls back).
+    /// The sender pins its own pages (`MSG_ZEROCOPY`), the receiver maps whatever share maps
+    /// (a refusal still falls back).
     On,
 }
 

@@ -1,12 +1,13 @@
-//! TCP bulk transfer without the copy (Linux): a receiver that maps received pages
-//! (`TCP_ZEROCOPY_RECEIVE`) and reads only the unmappable remainder, falling back to the copy
-//! loop when the kernel refuses or when too little maps to pay; and a sender that pins its
-//! pages (`MSG_ZEROCOPY`).
+//! TCP bulk transfer without the copy (Linux, `--zerocopy`): a receiver that maps received
+//! pages (`TCP_ZEROCOPY_RECEIVE`) and reads only the unmappable remainder, falling back to the
+//! copy loop when the kernel refuses or when too little maps to pay; and a sender that sends
+//! from an in-memory file (`sendfile`, `auto`) or pins its own pages (`MSG_ZEROCOPY`, `on`).
 //!
 //! Found on Linux 6.18 over loopback: pages map only when the *sender* used `MSG_ZEROCOPY`
-//! (loopback then re-copies the pinned user pages into fresh order-0 pages, which map: about
-//! 0.86–0.94 of the bytes); an ordinary sender's segments sit in compound page fragments,
-//! which the kernel never maps (0 bytes), whatever `TCP_MAXSEG`.
+//! (loopback then re-copies the pinned user pages into fresh order-0 pages, which map: from a
+//! tenth to nearly all of the bytes, run to run); an ordinary sender's segments sit in compound
+//! page fragments and sendfile's are file pages, which the kernel never maps (0 bytes),
+//! whatever `TCP_MAXSEG`.
 
 use std::io::{self, Read};
 use std::net::TcpStream;
@@ -199,12 +200,8 @@ impl Sender {
         pattern: &[u8],
         range: std::ops::Range<usize>,
     ) -> io::Result<usize> {
-        use std::io::Write;
         match &self.path {
-            SendPath::Copy => match sock.write(&pattern[range]) {
-                Ok(0) => Err(io::ErrorKind::WriteZero.into()),
-                r => r,
-            },
+            SendPath::Copy => super::tcp::write_copy(sock, &pattern[range]),
             SendPath::File(f) => {
                 match tcp_zerocopy::send_file(
                     sock.as_fd(),
