@@ -25,6 +25,16 @@ use crate::config::{Direction, Protocol};
 /// How long a blocked read or write waits before looking at the stop flag again.
 pub const POLL: Duration = Duration::from_millis(100);
 
+/// A bulk TCP sender's plain write (every send path's copy): a write of nothing is an error,
+/// since the send loop takes `Ok(0)` as "try again".
+pub(crate) fn write_copy(sock: &mut TcpStream, buf: &[u8]) -> std::io::Result<usize> {
+    use std::io::Write;
+    match sock.write(buf) {
+        Ok(0) => Err(std::io::ErrorKind::WriteZero.into()),
+        r => r,
+    }
+}
+
 /// iperf3's stream ids: 1, 3, 4, 5, … (2 is skipped on purpose).
 pub fn stream_id(index: usize) -> i64 {
     if index == 0 { 1 } else { index as i64 + 2 }

@@ -1,6 +1,6 @@
 //! Bulk TCP sender and receiver loops.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -110,7 +110,7 @@ impl Writer {
         range: std::ops::Range<usize>,
     ) -> std::io::Result<usize> {
         match self {
-            Writer::Copy => write_copy(sock, &pattern[range]),
+            Writer::Copy => crate::flow::write_copy(sock, &pattern[range]),
             #[cfg(target_os = "linux")]
             Writer::ZeroCopy(z) => z.write(sock, pattern, range),
         }
@@ -134,14 +134,6 @@ impl Writer {
                 receive: None,
             });
         }
-    }
-}
-
-/// A plain write; a write of nothing is an error (the loop takes `Ok(0)` as "try again").
-pub(super) fn write_copy(sock: &mut TcpStream, buf: &[u8]) -> std::io::Result<usize> {
-    match sock.write(buf) {
-        Ok(0) => Err(std::io::ErrorKind::WriteZero.into()),
-        r => r,
     }
 }
 

@@ -201,7 +201,7 @@ impl Sender {
         range: std::ops::Range<usize>,
     ) -> io::Result<usize> {
         match &self.path {
-            SendPath::Copy => super::tcp::write_copy(sock, &pattern[range]),
+            SendPath::Copy => crate::flow::write_copy(sock, &pattern[range]),
             SendPath::File(f) => {
                 match tcp_zerocopy::send_file(
                     sock.as_fd(),
